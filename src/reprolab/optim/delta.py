@@ -1,0 +1,284 @@
+"""DeltaSGD and DeltaAdamW: the first-moment buffer as a delta-rule associative memory (DeltaMomentum).
+
+The usual momentum buffer is an EMA of gradients, one decay β for every direction. For a linear weight
+the per-sample gradient is rank-1, g = δ xᵀ (key x = layer input, value δ = output error), so the buffer
+M can be read as a linear associative memory and updated by the delta rule. Averaged over the N keys of
+a step (batch form, paper §3, eq. "delta momentum"):
+
+    M ← β·M − η·M·C + κ·G,        C = XᵀX / N,  G = ∇_W L                      (1)
+    gated form:  M ← β·M·(I − η·C) + κ·G                                       (1')
+
+κ = 1 − β by default, so η = 0 is exactly the EMA. Each input eigendirection i of C gets the memory
+horizon τᵢ = 1 / ((1 − β) + η·λᵢ): directions the inputs query often are forgotten fast, rare ones are
+kept long. The expected fixed point of (1) is M* = κ·G·((1 − β)·I + η·C)⁻¹ (2), a Tikhonov-regularised
+Wiener predictor of the gradient — an input-side natural-gradient preconditioner without any inverse.
+
+Stability needs |β − η·λmax(C)| < 1. ``eta_scale`` picks how η is made scale-free: "lmax" divides C by
+a warm-started power-iteration estimate of λmax (one mat-vec per step; η is then the decay added to the
+top key direction, stable for η < 1 + β up to the estimate's error), "trace" divides by tr C ≥ λmax
+(always stable for η < 1 + β, but η/d per direction for isotropic keys), "none" uses C as it is.
+
+Only weights of nn.Linear / nn.Conv2d layers hold keys; every other parameter (biases, norms, embeddings,
+the LM head by default — ``exclude``) keeps the plain EMA. Base optimizers (the second moment, weight
+decay, bias correction) are exactly torch's. Each optimizer has a readable per-tensor reference path and a
+``foreach`` path (batched Gram products, torch._foreach_* updates); tests hold them equal.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from reprolab.optim.build import param_groups
+from reprolab.optim.key_hooks import KeyCapture, KeyCovariance, top_eigenvalue
+
+ETA_SCALES = ("lmax", "trace", "none")
+KAPPAS = ("1-beta", "1-beta+eta", "1")
+
+
+def resolve_kappa(kappa: str | float, beta: float, eta: float) -> float:
+    """κ of eq. (1): "1-beta" (η=0 is the EMA), "1-beta+eta" (unit gain for a key with λ=1), "1", or a number."""
+    if isinstance(kappa, int | float):
+        return float(kappa)
+    table = {"1-beta": 1.0 - beta, "1-beta+eta": 1.0 - beta + eta, "1": 1.0}
+    if kappa not in table:
+        raise ValueError(f"kappa must be a number or one of {KAPPAS}, got {kappa!r}")
+    return table[kappa]
+
+
+class DeltaMomentumBase(torch.optim.Optimizer):
+    """Key capture, the normalised key covariance per Gram and the recall M·C shared by both optimizers."""
+
+    def __init__(self, model: nn.Module, defaults: dict, *, eta_scale: str, power_iters: int,
+                 exclude, share_grams: bool, foreach: bool):
+        if eta_scale not in ETA_SCALES:
+            raise ValueError(f"eta_scale must be one of {ETA_SCALES}, got {eta_scale!r}")
+        if not isinstance(model, nn.Module):
+            raise TypeError(f"{type(self).__name__} needs the model (for its key hooks), got {type(model)}")
+        resolve_kappa(defaults["kappa"], 0.0, 0.0)  # validate early
+        super().__init__(param_groups(model), defaults)
+        self.eta_scale = eta_scale
+        self.power_iters = power_iters
+        self.foreach = foreach
+        self.keys = KeyCapture(model, exclude=tuple(exclude), share=share_grams)
+        self.key_scales: dict[str, torch.Tensor] = {}  # last divisor s per Gram (λ̂max for "lmax")
+
+    def _normalised_covariance(self, gram: KeyCovariance) -> tuple[torch.Tensor, torch.Tensor]:
+        """(C / s, s) with s = λ̂max, tr C, or 1 (``eta_scale``); no host sync (all-zero keys give Ĉ = 0)."""
+        cov = gram.mean()
+        if self.eta_scale == "none":
+            return cov, cov.new_ones(())
+        if self.eta_scale == "trace":
+            scale = cov.diagonal().sum()
+        else:
+            first = gram.top_vector is None
+            if first:
+                gen = torch.Generator().manual_seed(0)
+                gram.top_vector = torch.randn(gram.dim, generator=gen).to(cov)
+                gram.top_vector /= gram.top_vector.norm()
+            iters = max(self.power_iters, 20) if first else self.power_iters
+            scale, gram.top_vector = top_eigenvalue(cov, gram.top_vector, iters)
+        return cov / scale.clamp_min(1e-30), scale
+
+    def _recalls(self, buffers: dict[nn.Parameter, torch.Tensor]) -> dict[nn.Parameter, torch.Tensor]:
+        """R = M·Ĉ for every keyed weight, from the buffers *before* this step's update (eq. 1)."""
+        grams = self.keys.grams()
+        self.keys.all_reduce(list(grams))
+        recalls = {}
+        for gram, weights in grams.items():
+            weights = [w for w in weights if w in buffers]
+            cov, scale = self._normalised_covariance(gram)
+            if not weights:
+                continue
+            self.key_scales[self.keys.layers[weights[0]].name] = scale
+            mats = [buffers[w].reshape(w.shape[0], -1) for w in weights]
+            if self.foreach and len(mats) > 1:  # one product for all layers sharing this Gram
+                parts = torch.split(torch.cat(mats) @ cov.to(mats[0].dtype), [m.shape[0] for m in mats])
+            else:
+                parts = [m @ cov.to(m.dtype) for m in mats]
+            recalls.update({w: r.view_as(w) for w, r in zip(weights, parts, strict=True)})
+        return recalls
+
+    def _finish_step(self) -> None:
+        self.keys.reset()
+
+
+def _update_memory(m, g, recall, beta, kappa, eta_eff):
+    """Eq. (1) for one tensor; lerp when κ = 1 − β so η = 0 is bit-for-bit torch's EMA."""
+    if math.isclose(kappa, 1.0 - beta):
+        m.lerp_(g, 1.0 - beta)
+    else:
+        m.mul_(beta).add_(g, alpha=kappa)
+    if recall is not None:
+        m.sub_(recall, alpha=eta_eff)
+
+
+def _update_memory_foreach(ms, gs, keyed, recalls, beta, kappa, eta_eff):
+    if math.isclose(kappa, 1.0 - beta):
+        torch._foreach_lerp_(ms, gs, 1.0 - beta)
+    else:
+        torch._foreach_mul_(ms, beta)
+        torch._foreach_add_(ms, gs, alpha=kappa)
+    if keyed:
+        torch._foreach_add_(keyed, recalls, alpha=-eta_eff)
+
+
+class DeltaAdamW(DeltaMomentumBase):
+    """AdamW whose first moment follows eq. (1); second moment, bias correction and decoupled weight decay
+    unchanged: W ← (1 − lr·wd)·W − lr·M̂ / (√v̂ + ε), M̂ = M / (1 − β₁ᵗ), v̂ = v / (1 − β₂ᵗ)."""
+
+    def __init__(self, model: nn.Module, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0.01, eta: float = 0.5, kappa: str | float = "1-beta",
+                 gated: bool = False, eta_scale: str = "lmax", power_iters: int = 1,
+                 exclude=("lm_head",), share_grams: bool = True, foreach: bool = True):
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, eta=eta,
+                        kappa=kappa, gated=gated)
+        super().__init__(model, defaults, eta_scale=eta_scale, power_iters=power_iters,
+                         exclude=exclude, share_grams=share_grams, foreach=foreach)
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        buffers = {}
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                st = self.state[p]
+                if not st:
+                    st["step"] = 0
+                    st["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+                    st["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+                buffers[p] = st["exp_avg"]
+        recalls = self._recalls(buffers)
+        for group in self.param_groups:
+            params = [p for p in group["params"] if p.grad is not None]
+            if params:
+                (self._group_foreach if self.foreach else self._group_reference)(group, params, recalls)
+        self._finish_step()
+        return loss
+
+    def _hyper(self, group):
+        beta1, beta2 = group["betas"]
+        kappa = resolve_kappa(group["kappa"], beta1, group["eta"])
+        eta_eff = group["eta"] * (beta1 if group["gated"] else 1.0)
+        return beta1, beta2, kappa, eta_eff
+
+    def _group_reference(self, group, params, recalls):
+        beta1, beta2, kappa, eta_eff = self._hyper(group)
+        lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
+        for p in params:
+            st = self.state[p]
+            st["step"] += 1
+            g, m, v = p.grad, st["exp_avg"], st["exp_avg_sq"]
+            _update_memory(m, g, recalls.get(p), beta1, kappa, eta_eff)  # eq. (1)
+            v.mul_(beta2).addcmul_(g, g, value=1.0 - beta2)
+            p.mul_(1.0 - lr * wd)
+            bc1 = 1.0 - beta1 ** st["step"]
+            bc2_sqrt = math.sqrt(1.0 - beta2 ** st["step"])
+            denom = (v.sqrt() / bc2_sqrt).add_(eps)
+            p.addcdiv_(m, denom, value=-lr / bc1)
+
+    def _group_foreach(self, group, params, recalls):
+        beta1, beta2, kappa, eta_eff = self._hyper(group)
+        lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
+        states = [self.state[p] for p in params]
+        gs = [p.grad for p in params]
+        ms = [s["exp_avg"] for s in states]
+        vs = [s["exp_avg_sq"] for s in states]
+        keyed = [s["exp_avg"] for p, s in zip(params, states, strict=True) if p in recalls]
+        _update_memory_foreach(ms, gs, keyed, [recalls[p] for p in params if p in recalls],
+                               beta1, kappa, eta_eff)
+        torch._foreach_mul_(vs, beta2)
+        torch._foreach_addcmul_(vs, gs, gs, 1.0 - beta2)
+        if wd != 0:
+            torch._foreach_mul_(params, 1.0 - lr * wd)
+        for s in states:
+            s["step"] += 1
+        step_sizes = [-lr / (1.0 - beta1 ** s["step"]) for s in states]
+        bc2_sqrts = [math.sqrt(1.0 - beta2 ** s["step"]) for s in states]
+        denom = torch._foreach_sqrt(vs)
+        torch._foreach_div_(denom, bc2_sqrts)
+        torch._foreach_add_(denom, eps)
+        torch._foreach_addcdiv_(params, ms, denom, step_sizes)
+
+
+class DeltaSGD(DeltaMomentumBase):
+    """SGD whose momentum buffer follows eq. (1): W ← W − lr·M (Nesterov: W ← W − lr·(G + β·M)).
+
+    Weight decay is coupled (added to G) as in torch.optim.SGD. The default κ = "1" is torch's undampened
+    buffer, so η = 0 is torch.optim.SGD(momentum=β) step for step and the same lr carries over;
+    κ = "1-beta" is the EMA convention of the paper's eq. (1) (lr then needs a 1/(1−β) rescale).
+    """
+
+    def __init__(self, model: nn.Module, lr: float = 0.1, momentum: float = 0.9, weight_decay: float = 0.0,
+                 nesterov: bool = False, eta: float = 0.5, kappa: str | float = "1", gated: bool = False,
+                 eta_scale: str = "lmax", power_iters: int = 1, exclude=("lm_head",),
+                 share_grams: bool = True, foreach: bool = True):
+        defaults = dict(lr=lr, momentum=momentum, weight_decay=weight_decay, nesterov=nesterov, eta=eta,
+                        kappa=kappa, gated=gated)
+        super().__init__(model, defaults, eta_scale=eta_scale, power_iters=power_iters,
+                         exclude=exclude, share_grams=share_grams, foreach=foreach)
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        buffers = {p: self.state[p]["momentum_buffer"] for group in self.param_groups
+                   for p in group["params"] if p.grad is not None and "momentum_buffer" in self.state[p]}
+        recalls = self._recalls(buffers)
+        for group in self.param_groups:
+            params = [p for p in group["params"] if p.grad is not None]
+            if params:
+                (self._group_foreach if self.foreach else self._group_reference)(group, params, recalls)
+        self._finish_step()
+        return loss
+
+    def _hyper(self, group):
+        beta = group["momentum"]
+        return beta, resolve_kappa(group["kappa"], beta, group["eta"]), \
+            group["eta"] * (beta if group["gated"] else 1.0)
+
+    def _group_reference(self, group, params, recalls):
+        beta, kappa, eta_eff = self._hyper(group)
+        for p in params:
+            g = p.grad if group["weight_decay"] == 0 else p.grad.add(p, alpha=group["weight_decay"])
+            st = self.state[p]
+            if "momentum_buffer" not in st:  # M₀ = 0, so M₁ = κ·G (torch: clone(G) for κ = 1)
+                st["momentum_buffer"] = torch.mul(g, kappa).detach()
+            else:
+                m = st["momentum_buffer"]
+                m.mul_(beta).add_(g, alpha=kappa)
+                if p in recalls:
+                    m.sub_(recalls[p], alpha=eta_eff)  # eq. (1)
+            m = st["momentum_buffer"]
+            update = g.add(m, alpha=beta) if group["nesterov"] else m
+            p.add_(update, alpha=-group["lr"])
+
+    def _group_foreach(self, group, params, recalls):
+        beta, kappa, eta_eff = self._hyper(group)
+        gs = [p.grad for p in params]
+        if group["weight_decay"] != 0:
+            gs = torch._foreach_add(gs, params, alpha=group["weight_decay"])
+        fresh = [i for i, p in enumerate(params) if "momentum_buffer" not in self.state[p]]
+        for i in fresh:
+            self.state[params[i]]["momentum_buffer"] = torch.mul(gs[i], kappa).detach()
+        old = [i for i, p in enumerate(params) if i not in set(fresh)]
+        if old:
+            ms = [self.state[params[i]]["momentum_buffer"] for i in old]
+            torch._foreach_mul_(ms, beta)
+            torch._foreach_add_(ms, [gs[i] for i in old], alpha=kappa)
+            keyed = [i for i in old if params[i] in recalls]
+            if keyed:
+                torch._foreach_add_([self.state[params[i]]["momentum_buffer"] for i in keyed],
+                                    [recalls[params[i]] for i in keyed], alpha=-eta_eff)
+        ms = [self.state[p]["momentum_buffer"] for p in params]
+        updates = torch._foreach_add(gs, ms, alpha=beta) if group["nesterov"] else ms
+        torch._foreach_add_(params, updates, alpha=-group["lr"])
