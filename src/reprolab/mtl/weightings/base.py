@@ -1,0 +1,52 @@
+"""The weighting interface: per-task losses (and, if needed, the task Jacobian) in, a combination out.
+
+A weighting never touches parameters itself. It returns `Combination(shared_grad, loss_weights)`:
+- `shared_grad` (n,) is the combined gradient of the shared parameters when the method aggregates
+  per-task gradients (PCGrad, CAGrad, ...); None for loss-based methods, whose shared gradient is simply
+  ∇ Σ_t w_t L_t.
+- `loss_weights` (T,) weigh the task-specific (head) gradients, and the loss for loss-based methods.
+`reprolab.mtl.engine.MTLBackward` turns this into `.grad` so that any optimizer drops in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+
+
+@dataclass
+class Combination:
+    loss_weights: Tensor
+    shared_grad: Tensor | None = None
+
+
+class Weighting(nn.Module):
+    """Base class. `needs_jacobian` says whether `forward` wants the (T, n) shared Jacobian."""
+
+    needs_jacobian: bool = False
+
+    def __init__(self, n_tasks: int):
+        super().__init__()
+        if n_tasks < 1:
+            raise ValueError(f"n_tasks must be >= 1, got {n_tasks}")
+        self.n_tasks = n_tasks
+
+    def forward(self, losses: Tensor, jac: Tensor | None = None) -> Combination:  # pragma: no cover
+        raise NotImplementedError
+
+    def check(self, losses: Tensor, jac: Tensor | None) -> None:
+        if losses.shape != (self.n_tasks,):
+            raise ValueError(f"{type(self).__name__} expects {self.n_tasks} task losses, got shape {tuple(losses.shape)}")
+        if self.needs_jacobian and (jac is None or jac.shape[0] != self.n_tasks):
+            shape = None if jac is None else tuple(jac.shape)
+            raise ValueError(f"{type(self).__name__} needs the ({self.n_tasks}, n) task Jacobian, got {shape}")
+
+    def epoch_end(self) -> None:
+        """Hook for methods that work on epoch-level statistics (DWA)."""
+
+
+def inner_adam(params, lr: float, weight_decay: float = 0.0) -> torch.optim.Optimizer:
+    """A weighting's own optimizer for its own parameters (UW's log-variances, FAMO's logits, GradNorm)."""
+    return torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
