@@ -1,0 +1,49 @@
+# reprolab: `make help` lists every target with its expected compute.
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+TRAIN := $(VENV)/bin/reprolab-train
+DATA ?= data
+export PYTHONUNBUFFERED := 1
+
+.DEFAULT_GOAL := help
+.PHONY: help install test test-slow lint demo clean data-cifar10 bench-trainer reproduce-cifar10
+
+help: ## List every target (with its expected compute)
+	@grep -hE '^[a-zA-Z0-9_%-]+:.*## ' $(MAKEFILE_LIST) | sort -u | \
+	  awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-38s\033[0m %s\n", $$1, $$2}'
+
+install: ## Create .venv and install reprolab with dev tools (torch 2.14.1, torchvision 0.29.1)
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PIP) install -q --upgrade pip setuptools wheel
+	$(PIP) install -q torch==2.14.1 torchvision==0.29.1
+	$(PIP) install -q -e '.[dev]'
+
+test: ## Default test suite (CPU, < 15 min)
+	$(VENV)/bin/pytest -q
+
+test-slow: ## Slow tests too: DDP on CPU, resume, sweeps (~10 min)
+	$(VENV)/bin/pytest -q -m 'slow'
+
+lint: ## ruff
+	$(VENV)/bin/ruff check src experiments scripts tests
+
+demo: ## Small CIFAR-10 run end to end on CPU from the shared folder subset (~3 min), no download
+	$(TRAIN) experiment=cifar10/small_sgd_cpu trainer.max_epochs=3 hydra.run.dir=logs/demo/cifar10
+	@echo "results: logs/demo/cifar10/metrics.json; curves: logs/demo/cifar10/csv/metrics.csv"
+
+data-cifar10: ## Download CIFAR-10 into $(DATA)/cifar10 (170 MB)
+	$(PY) -c "from torchvision.datasets import CIFAR10; [CIFAR10('$(DATA)/cifar10', train=t, download=True) for t in (True, False)]"
+
+bench-trainer: ## Lightning vs plain-PyTorch loop overhead ratio (~2 min CPU)
+	$(PY) scripts/bench/trainer_overhead.py
+
+reproduce-cifar10: ## CIFAR-10 ResNet-18 SGD baseline, 200 epochs (1 GPU, ~1.5 h)
+	$(TRAIN) experiment=cifar10/resnet18_sgd paths.data_dir=$(DATA)
+
+clean: ## Remove caches and local run folders (keeps .venv and data)
+	rm -rf .pytest_cache .ruff_cache logs outputs multirun
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+include $(wildcard experiments/*/targets.mk)

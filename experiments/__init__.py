@@ -1,0 +1,1 @@
+"""Paper packages: one sub-package per reproduced paper (models, data, task logic, claim checks)."""

@@ -1,0 +1,1 @@
+"""Data modules and utilities shared by several papers."""

@@ -1,0 +1,125 @@
+"""Image-classification data modules: CIFAR-10 via torchvision, and any ImageFolder tree.
+
+Both share the standard CIFAR augmentation (random crop with 4-pixel padding, horizontal flip) and
+per-channel normalisation; a validation split is carved from train with a fixed seed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lightning as L
+import torch
+from PIL import Image, UnidentifiedImageError
+from torch.utils.data import DataLoader, Dataset, Subset, random_split
+from torchvision import datasets, transforms
+
+from reprolab.data.samplers import EpochShuffleSampler
+from reprolab.errors import CorruptDataError, DatasetNotFoundError
+
+CIFAR10_MEAN = (0.4914, 0.4822, 0.4465)
+CIFAR10_STD = (0.2470, 0.2435, 0.2616)
+
+
+def cifar_transforms(train: bool, augment: bool = True, image_size: int = 32) -> transforms.Compose:
+    steps = [transforms.Resize(image_size)] if image_size != 32 else []
+    if train and augment:
+        steps += [transforms.RandomCrop(image_size, padding=4), transforms.RandomHorizontalFlip()]
+    steps += [transforms.ToTensor(), transforms.Normalize(CIFAR10_MEAN, CIFAR10_STD)]
+    return transforms.Compose(steps)
+
+
+def checked_image_loader(path: str) -> Image.Image:
+    """PIL loader that names the broken file instead of failing deep inside a worker."""
+    try:
+        with open(path, "rb") as f:
+            return Image.open(f).convert("RGB")
+    except (UnidentifiedImageError, OSError) as err:
+        raise CorruptDataError(
+            f"cannot read image '{path}' ({err.__class__.__name__}); delete or replace it, "
+            "or re-create the dataset folder"
+        ) from None
+
+
+class ImageClassificationDataModule(L.LightningDataModule):
+    """Shared loaders; subclasses build `train_full` (to split into train/val) and `test_set`."""
+
+    def __init__(self, data_dir: str, batch_size: int = 128, num_workers: int = 2, val_fraction: float = 0.1,
+                 augment: bool = True, shuffle: bool = True, split_seed: int = 0, seed: int = 0,
+                 num_classes: int = 10, eval_batch_size: int | None = None):
+        super().__init__()
+        self.data_dir = Path(data_dir)
+        self.batch_size, self.num_workers = batch_size, num_workers
+        self.eval_batch_size = eval_batch_size or batch_size
+        self.val_fraction, self.augment, self.shuffle = val_fraction, augment, shuffle
+        self.split_seed, self.seed, self.num_classes = split_seed, seed, num_classes
+
+    def load(self, train: bool, transform) -> Dataset:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def setup(self, stage: str | None = None) -> None:
+        train_aug = self.load(train=True, transform=cifar_transforms(True, self.augment))
+        train_plain = self.load(train=True, transform=cifar_transforms(False))
+        n_val = int(round(self.val_fraction * len(train_aug)))
+        generator = torch.Generator().manual_seed(self.split_seed)
+        train_idx, val_idx = random_split(range(len(train_aug)), [len(train_aug) - n_val, n_val], generator)
+        self.train_set = Subset(train_aug, list(train_idx))
+        self.val_set = Subset(train_plain, list(val_idx))
+        self.test_set = self.load(train=False, transform=cifar_transforms(False))
+
+    def _loader(self, dataset: Dataset, train: bool) -> DataLoader:
+        sampler = EpochShuffleSampler(len(dataset), self.seed) if train and self.shuffle else None
+        return DataLoader(dataset, batch_size=self.batch_size if train else self.eval_batch_size,
+                          sampler=sampler, num_workers=self.num_workers, drop_last=False,
+                          persistent_workers=self.num_workers > 0, pin_memory=torch.cuda.is_available())
+
+    def train_dataloader(self) -> DataLoader:
+        return self._loader(self.train_set, train=True)
+
+    def val_dataloader(self) -> DataLoader:
+        return self._loader(self.val_set, train=False)
+
+    def test_dataloader(self) -> DataLoader:
+        return self._loader(self.test_set, train=False)
+
+
+class CIFAR10DataModule(ImageClassificationDataModule):
+    """torchvision's CIFAR-10 under `data_dir` (downloaded there when `download=true`)."""
+
+    def __init__(self, data_dir: str, download: bool = True, **kwargs):
+        super().__init__(data_dir, **kwargs)
+        self.download = download
+
+    def prepare_data(self) -> None:
+        if self.download:
+            datasets.CIFAR10(self.data_dir, train=True, download=True)
+            datasets.CIFAR10(self.data_dir, train=False, download=True)
+
+    def load(self, train: bool, transform) -> Dataset:
+        try:
+            return datasets.CIFAR10(self.data_dir, train=train, transform=transform, download=False)
+        except RuntimeError:
+            raise DatasetNotFoundError(
+                f"data_dir '{self.data_dir}' has no CIFAR-10; run 'make data-cifar10' (downloads it there), "
+                "pass data.download=true, or set paths.data_dir"
+            ) from None
+
+
+class ImageFolderDataModule(ImageClassificationDataModule):
+    """An ImageFolder tree `data_dir/{train,test}/<class>/<image>`, e.g. ../shared/data/cifar10-jpeg-subset."""
+
+    def load(self, train: bool, transform) -> Dataset:
+        root = self.data_dir / ("train" if train else "test")
+        if not root.is_dir() or not any(root.iterdir()):
+            raise DatasetNotFoundError(
+                f"data_dir '{self.data_dir}' has no ImageFolder tree ('{root.name}/<class>/<image>'); set "
+                "paths.data_dir to one, e.g. paths.data_dir=../shared/data/cifar10-jpeg-subset, "
+                "or use data=cifar10 to download CIFAR-10"
+            )
+        dataset = datasets.ImageFolder(root, transform=transform, loader=checked_image_loader)
+        if len(dataset.classes) != self.num_classes:
+            raise DatasetNotFoundError(
+                f"'{root}' has {len(dataset.classes)} class folders, the config expects {self.num_classes}; "
+                "set data.num_classes or point paths.data_dir at the right tree"
+            )
+        return dataset

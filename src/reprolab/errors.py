@@ -1,0 +1,38 @@
+"""Errors a user can act on. The entry points print them as one line and exit non-zero."""
+
+
+class ReprolabError(Exception):
+    """Base class: the message says what went wrong and what to do about it."""
+
+    exit_code = 2
+
+
+class ConfigError(ReprolabError):
+    """The composed config asks for something impossible or inconsistent."""
+
+
+class DeviceError(ReprolabError):
+    """The device group asks for hardware this machine does not have."""
+
+
+class DatasetNotFoundError(ReprolabError):
+    """The dataset is not under `data_dir`; the message names the download command."""
+
+
+class CorruptDataError(ReprolabError):
+    """A dataset file exists but cannot be read."""
+
+
+class NonFiniteLossError(ReprolabError):
+    """The loss became NaN or Inf; the last good checkpoint is kept."""
+
+    exit_code = 3
+
+
+def one_line(err: BaseException) -> str:
+    """The user-facing line of an error, also when a DataLoader worker wrapped it in a traceback."""
+    text = str(err).strip()
+    if "Original Traceback" in text:
+        last = text.splitlines()[-1]
+        text = last.split(": ", 1)[1] if ": " in last else last
+    return text.splitlines()[0] if text else type(err).__name__

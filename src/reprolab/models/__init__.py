@@ -1,0 +1,1 @@
+"""Networks shared by several papers."""

@@ -1,0 +1,25 @@
+"""Learning-rate schedules, each a function of the optimizer and the run's total step count."""
+
+from __future__ import annotations
+
+import math
+
+from torch.optim.lr_scheduler import LambdaLR
+
+
+def warmup_cosine(optimizer, total_steps: int, warmup_steps: int = 0, min_lr_ratio: float = 0.0) -> LambdaLR:
+    """Linear warm-up over `warmup_steps`, then cosine decay to `min_lr_ratio`·lr at `total_steps`."""
+    total_steps = max(int(total_steps), 1)
+
+    def factor(step: int) -> float:
+        if step < warmup_steps:
+            return (step + 1) / warmup_steps
+        progress = min((step - warmup_steps) / max(total_steps - warmup_steps, 1), 1.0)
+        return min_lr_ratio + (1 - min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
+
+    return LambdaLR(optimizer, factor)
+
+
+def warmup_constant(optimizer, total_steps: int, warmup_steps: int = 0) -> LambdaLR:
+    """Linear warm-up, then the base learning rate until the end."""
+    return LambdaLR(optimizer, lambda step: min((step + 1) / max(warmup_steps, 1), 1.0))

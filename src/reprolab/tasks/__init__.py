@@ -1,0 +1,1 @@
+"""Task modules shared by several papers."""

@@ -1,0 +1,99 @@
+"""`reprolab-train`: compose → print → seed → instantiate → fit → test best → metrics.json.
+
+    reprolab-train experiment=cifar10/small_sgd_cpu optimizer=adamw device=gpu
+"""
+
+from __future__ import annotations
+
+import sys
+
+import hydra
+import lightning as L
+from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
+from hydra.utils import instantiate
+from omegaconf import DictConfig
+
+from reprolab.config import CONF_DIR
+from reprolab.device import apply_device_settings, check_device
+from reprolab.errors import ReprolabError, one_line
+from reprolab.rich_tree import print_config_tree
+from reprolab.run_folder import as_floats, write_error, write_metrics
+from reprolab.trainer import build_trainer
+
+
+def build_task(cfg: DictConfig) -> L.LightningModule:
+    model = instantiate(cfg.model)
+    optimizer = instantiate(cfg.optimizer)
+    scheduler = instantiate(cfg.scheduler) if cfg.get("scheduler") else None
+    task = instantiate(cfg.task, model=model, optimizer=optimizer, scheduler=scheduler)
+    if cfg.device.get("compile"):
+        task.model.compile()  # in place: checkpoint keys stay those of the plain model
+    return task
+
+
+def fit(cfg: DictConfig, trainer: L.Trainer, task: L.LightningModule, datamodule) -> dict[str, float]:
+    trainer.fit(task, datamodule=datamodule, ckpt_path=cfg.get("ckpt_path"))
+    metrics = {k: v for k, v in as_floats(trainer.callback_metrics).items() if not k.startswith("test/")}
+    ckpt = trainer.checkpoint_callback
+    if ckpt is not None and ckpt.best_model_score is not None:
+        metrics[f"best/{ckpt.monitor}"] = float(ckpt.best_model_score)
+    return metrics
+
+
+def test_best(trainer: L.Trainer, task: L.LightningModule, datamodule) -> tuple[dict[str, float], str | None]:
+    """Test the best checkpoint by the monitor (the final weights when there is none, e.g. fast_dev_run)."""
+    ckpt = trainer.checkpoint_callback
+    best = ckpt.best_model_path if ckpt is not None and ckpt.best_model_path else None
+    results = trainer.test(task, datamodule=datamodule, ckpt_path=best, weights_only=False)
+    return as_floats(results[0] if results else {}), best
+
+
+def run(cfg: DictConfig) -> dict[str, float]:
+    """Train and test one configuration; returns the metrics also written to `metrics.json`."""
+    check_device(cfg.device)
+    apply_device_settings(cfg.device)
+    L.seed_everything(cfg.seed, workers=True)
+    datamodule = instantiate(cfg.data)
+    task = build_task(cfg)
+    trainer = build_trainer(cfg)
+    metrics = fit(cfg, trainer, task, datamodule)
+    if cfg.get("test_after_fit", True):
+        test_metrics, best = test_best(trainer, task, datamodule)
+        metrics.update(test_metrics)
+        metrics["best_ckpt"] = best
+    metrics.update({"seed": cfg.seed, "paper": cfg.get("paper"), "setting": cfg.get("setting")})
+    if trainer.is_global_zero:
+        write_metrics(cfg.paths.output_dir, metrics)
+    return metrics
+
+
+def sweep_value(cfg: DictConfig, metrics: dict) -> float | None:
+    """The number a sweeper optimises: `optimized_metric`, or its `best/` value when that was tracked."""
+    name = cfg.get("optimized_metric")
+    if not name:
+        return None
+    value = metrics.get(name, metrics.get(f"best/{name}"))
+    return None if value is None else float(value)
+
+
+def _in_multirun() -> bool:
+    return HydraConfig.initialized() and HydraConfig.get().mode == RunMode.MULTIRUN
+
+
+@hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="train")
+def main(cfg: DictConfig) -> float | None:
+    if cfg.get("print_config", True):
+        print_config_tree(cfg)
+    try:
+        return sweep_value(cfg, run(cfg))
+    except ReprolabError as err:
+        write_error(cfg.paths.output_dir, f"{type(err).__name__}: {one_line(err)}")
+        if _in_multirun():
+            raise  # the sweeper records the failure and goes on with the other runs
+        print(f"error: {one_line(err)}", file=sys.stderr)
+        sys.exit(err.exit_code)
+
+
+if __name__ == "__main__":
+    main()

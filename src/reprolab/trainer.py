@@ -1,0 +1,29 @@
+"""Build the Lightning Trainer, its callbacks and loggers from the composed config."""
+
+from __future__ import annotations
+
+import lightning as L
+from hydra.utils import instantiate
+from lightning.pytorch.callbacks import LearningRateMonitor
+from omegaconf import DictConfig
+
+from reprolab.loggers import build_loggers, log_config
+
+
+def build_callbacks(callbacks_cfg: DictConfig | None, with_loggers: bool) -> list[L.Callback]:
+    callbacks = []
+    for cfg in (callbacks_cfg or {}).values():
+        if cfg is None or "_target_" not in cfg:
+            continue
+        callback = instantiate(cfg)
+        if isinstance(callback, LearningRateMonitor) and not with_loggers:
+            continue  # it needs a logger to write to
+        callbacks.append(callback)
+    return callbacks
+
+
+def build_trainer(cfg: DictConfig) -> L.Trainer:
+    loggers = build_loggers(cfg.get("logger"))
+    log_config(loggers, cfg)
+    callbacks = build_callbacks(cfg.get("callbacks"), with_loggers=bool(loggers))
+    return instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False)
