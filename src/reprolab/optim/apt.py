@@ -40,7 +40,8 @@ def mix_coefficients(beta: float, nesterov: bool) -> tuple[float, float]:
 
 
 class _APT:
-    """The adaptive-momentum mixin over MuonAdamW's hooks (`momentum`, `muon_input`, `finish_muon_update`)."""
+    """The adaptive-momentum mixin over MuonAdamW's hooks (`before_step`, `momentum`, `muon_input`,
+    `finish_muon_update`)."""
 
     def _init_apt(self, enabled: bool, beta_min: float, align_weight: float, conflict_weight: float,
                   signal_ema: float, preserve: str) -> None:
@@ -67,7 +68,7 @@ class _APT:
         return group["momentum"] if group["kind"] == "muon" else group["betas"][0]
 
     @torch.no_grad()
-    def _measure(self) -> None:
+    def before_step(self) -> None:
         """One global signal for the step, then β_t per group and the share of d_t in the momentum input."""
         dot = mm = gg = 0.0
         for group in self.param_groups:
@@ -122,16 +123,6 @@ class _APT:
             return update
         ortho_grad = self.orthogonalize(grad, group)
         return update - (along / torch.sum(ortho_grad * grad).clamp_min(1e-12)) * ortho_grad
-
-    @torch.no_grad()
-    def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
-        self._measure()
-        super().step()
-        return loss
 
 
 class APTMuon(_APT, MuonAdamW):

@@ -92,7 +92,7 @@ class MuonAdamW(torch.optim.Optimizer):
     """Muon on hidden ≥2-D weights + AdamW on the rest. `build_optimizer` passes the model (ctor has `model`).
 
     `use_muon=False` sends every parameter to AdamW (then it is torch.optim.AdamW, step for step).
-    Subclasses (APT) override `momentum(kind)` and `finish_muon_update(...)`; here they are the identity.
+    Subclasses (APT) override `before_step`, `momentum`, `muon_input` and `finish_muon_update`; here they are the identity.
     """
 
     def __init__(
@@ -140,6 +140,9 @@ class MuonAdamW(torch.optim.Optimizer):
                                       ns_eps=eps, ns_dtype=ns_dtype, adjust_lr_fn=adjust_lr_fn))
 
     # --- hooks for APT -------------------------------------------------------------------------------
+    def before_step(self) -> None:
+        """Called once per step after the gradients are final (APT measures its signal here)."""
+
     def momentum(self, group: dict) -> float:
         """The momentum coefficient of this step for a group (Muon μ or AdamW β1)."""
         return group["momentum"] if group["kind"] == "muon" else group["betas"][0]
@@ -163,6 +166,7 @@ class MuonAdamW(torch.optim.Optimizer):
         if closure is not None:
             with torch.enable_grad():
                 loss = closure()
+        self.before_step()
         for group in self.param_groups:
             beta = self.momentum(group)
             for p in group["params"]:

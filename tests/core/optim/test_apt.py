@@ -6,6 +6,7 @@ from torch import nn
 
 from reprolab.optim.apt import APTAdamW, APTMuon, mix_coefficients
 from reprolab.optim.muon import MuonAdamW
+from tests.core.optim.test_muon import assert_same_trajectory
 
 
 def _grads(params, seed, sign=1.0):
@@ -36,14 +37,7 @@ def test_disabled_apt_adamw_is_torch_adamw():
 
 def test_disabled_apt_muon_is_muon_adamw():
     a, b = _pair()
-    ours, ref = APTMuon(params=a, enabled=False), MuonAdamW(params=b)
-    for step in range(4):
-        _grads(a, step)
-        _grads(b, step)
-        ours.step()
-        ref.step()
-    for p, q in zip(a, b, strict=True):
-        assert torch.allclose(p, q, atol=1e-6)
+    assert_same_trajectory(APTMuon(params=a, enabled=False), a, MuonAdamW(params=b), b)
 
 
 def test_reversed_gradient_drops_beta_to_beta_min_and_raises_the_share():

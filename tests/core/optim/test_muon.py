@@ -13,19 +13,23 @@ def _grads(params, seed):
         p.grad = torch.randn(p.shape, generator=g)
 
 
-def test_matches_torch_muon_on_2d_weights():
-    torch.manual_seed(0)
-    a = [nn.Parameter(torch.randn(6, 4)), nn.Parameter(torch.randn(3, 8))]
-    b = [nn.Parameter(p.detach().clone()) for p in a]
-    ours = MuonAdamW(params=a, lr=0.02, momentum=0.95, weight_decay=0.1, ns_dtype="bfloat16")
-    ref = torch.optim.Muon(b, lr=0.02, momentum=0.95, weight_decay=0.1)
-    for step in range(4):
+def assert_same_trajectory(ours, a, ref, b, steps=4):
+    """Step both optimizers on the same random gradients; the parameters must stay equal."""
+    for step in range(steps):
         _grads(a, step)
         _grads(b, step)
         ours.step()
         ref.step()
     for p, q in zip(a, b, strict=True):
         assert torch.allclose(p, q, atol=1e-6)
+
+
+def test_matches_torch_muon_on_2d_weights():
+    torch.manual_seed(0)
+    a = [nn.Parameter(torch.randn(6, 4)), nn.Parameter(torch.randn(3, 8))]
+    b = [nn.Parameter(p.detach().clone()) for p in a]
+    ours = MuonAdamW(params=a, lr=0.02, momentum=0.95, weight_decay=0.1, ns_dtype="bfloat16")
+    assert_same_trajectory(ours, a, torch.optim.Muon(b, lr=0.02, momentum=0.95, weight_decay=0.1), b)
 
 
 def test_use_muon_false_is_torch_adamw():
@@ -33,14 +37,7 @@ def test_use_muon_false_is_torch_adamw():
     a = [nn.Parameter(torch.randn(5, 3)), nn.Parameter(torch.randn(3))]
     b = [nn.Parameter(p.detach().clone()) for p in a]
     ours = MuonAdamW(params=a, adamw_lr=1e-2, adamw_betas=(0.9, 0.99), adamw_weight_decay=0.01, use_muon=False)
-    ref = torch.optim.AdamW(b, lr=1e-2, betas=(0.9, 0.99), weight_decay=0.01)
-    for step in range(5):
-        _grads(a, step)
-        _grads(b, step)
-        ours.step()
-        ref.step()
-    for p, q in zip(a, b, strict=True):
-        assert torch.allclose(p, q, atol=1e-6)
+    assert_same_trajectory(ours, a, torch.optim.AdamW(b, lr=1e-2, betas=(0.9, 0.99), weight_decay=0.01), b, 5)
 
 
 def test_newton_schulz_brings_singular_values_near_one_and_handles_conv_kernels():
