@@ -1,0 +1,134 @@
+"""A Llama-2-style decoder (RMSNorm, SwiGLU, RoPE, untied head): the DeltaMomentum FineWeb-Edu LM.
+
+Pre-norm blocks x + Attn(RMSNorm(x)), x + SwiGLU(RMSNorm(x)); rotary position embeddings on Q and K;
+no biases; separate token embedding and LM head. Q/K/V read the same normalised tensor and gate/up
+another, so DeltaMomentum shares one key Gram for each (reprolab.optim.key_hooks).
+
+μP option (``mup_base_width``; Tensor Programs V, Adam table): hidden matrices are ``MuLinear`` with the
+multiplier c = base/width in the forward and init std σ/c, so Adam's update of size lr moves W = c·w by
+lr·c (the 1/width hidden learning rate) while the hooked keys are unchanged; logits are multiplied by
+base/width; embeddings and the head keep their learning rate. Attention uses 1/√d_head with d_head fixed.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, dim: int, eps: float = 1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):
+        return self.weight * x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + self.eps).to(x.dtype)
+
+
+class MuLinear(nn.Linear):
+    """nn.Linear computing x (c·w)ᵀ: under Adam a width multiplier c is a 1/width learning rate (μP)."""
+
+    def __init__(self, d_in: int, d_out: int, multiplier: float = 1.0):
+        super().__init__(d_in, d_out, bias=False)
+        self.multiplier = multiplier
+
+    def forward(self, x):
+        w = self.weight if self.multiplier == 1.0 else self.weight * self.multiplier
+        return F.linear(x, w)
+
+
+def rotary(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """RoPE on (B, H, T, D): rotate the two halves of each head by position-dependent angles."""
+    a, b = x.chunk(2, dim=-1)
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+
+
+class Attention(nn.Module):
+    def __init__(self, d_model: int, n_head: int, mult: float):
+        super().__init__()
+        self.n_head, self.d_head = n_head, d_model // n_head
+        self.q, self.k, self.v, self.o = (MuLinear(d_model, d_model, mult) for _ in range(4))
+
+    def forward(self, x, cos, sin):
+        B, T, C = x.shape
+        q, k, v = (proj(x).view(B, T, self.n_head, self.d_head).transpose(1, 2)
+                   for proj in (self.q, self.k, self.v))
+        y = F.scaled_dot_product_attention(rotary(q, cos, sin), rotary(k, cos, sin), v, is_causal=True)
+        return self.o(y.transpose(1, 2).reshape(B, T, C))
+
+
+class SwiGLU(nn.Module):
+    def __init__(self, d_model: int, hidden: int, mult: float):
+        super().__init__()
+        self.gate, self.up = MuLinear(d_model, hidden, mult), MuLinear(d_model, hidden, mult)
+        self.down = MuLinear(hidden, d_model, mult)
+
+    def forward(self, x):
+        return self.down(F.silu(self.gate(x)) * self.up(x))
+
+
+class Block(nn.Module):
+    def __init__(self, d_model, n_head, hidden, mult):
+        super().__init__()
+        self.attn_norm, self.mlp_norm = RMSNorm(d_model), RMSNorm(d_model)
+        self.attn = Attention(d_model, n_head, mult)
+        self.mlp = SwiGLU(d_model, hidden, mult)
+
+    def forward(self, x, cos, sin):
+        x = x + self.attn(self.attn_norm(x), cos, sin)
+        return x + self.mlp(self.mlp_norm(x))
+
+
+def swiglu_hidden(d_model: int, multiple_of: int = 64) -> int:
+    """Llama's 2/3·4·d rounded up to a multiple (keeps SwiGLU's parameter count at a 4·d MLP's)."""
+    return multiple_of * math.ceil(8 * d_model / 3 / multiple_of)
+
+
+class LlamaLM(nn.Module):
+    def __init__(self, vocab_size: int, d_model: int = 256, n_layer: int = 4, n_head: int = 4,
+                 max_seq_len: int = 1024, hidden: int | None = None, init_std: float = 0.02,
+                 mup_base_width: int | None = None, rope_base: float = 10000.0):
+        super().__init__()
+        if d_model % n_head or (d_model // n_head) % 2:
+            raise ValueError(f"d_model={d_model} must split into {n_head} heads of even size")
+        self.width_mult = d_model / mup_base_width if mup_base_width else 1.0
+        mult = 1.0 / self.width_mult
+        hidden = hidden or swiglu_hidden(d_model)
+        self.max_seq_len = max_seq_len
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.blocks = nn.ModuleList(Block(d_model, n_head, hidden, mult) for _ in range(n_layer))
+        self.norm = RMSNorm(d_model)
+        self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
+        d_head = d_model // n_head
+        inv_freq = rope_base ** (-torch.arange(0, d_head, 2).float() / d_head)
+        angles = torch.outer(torch.arange(max_seq_len).float(), inv_freq)
+        self.register_buffer("cos", angles.cos(), persistent=False)
+        self.register_buffer("sin", angles.sin(), persistent=False)
+        self._init(init_std, n_layer)
+
+    def _init(self, std: float, n_layer: int):
+        for name, module in self.named_modules():
+            if isinstance(module, MuLinear):
+                # GPT-2 scaling on residual outputs; σ/c so that the effective weight c·w has std σ
+                s = std / math.sqrt(2 * n_layer) if name.endswith((".o", ".down")) else std
+                nn.init.normal_(module.weight, std=s / module.multiplier)
+            elif isinstance(module, nn.Linear | nn.Embedding):
+                nn.init.normal_(module.weight, std=std)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        T = tokens.shape[1]
+        if T > self.max_seq_len:
+            raise ValueError(f"sequence of {T} tokens exceeds max_seq_len={self.max_seq_len}")
+        x = self.embed(tokens)
+        cos, sin = self.cos[:T].to(x.dtype), self.sin[:T].to(x.dtype)
+        for block in self.blocks:
+            x = block(x, cos, sin)
+        return self.lm_head(self.norm(x)) / self.width_mult
+
+    def num_params(self, non_embedding: bool = False) -> int:
+        n = sum(p.numel() for p in self.parameters())
+        return n - self.embed.weight.numel() - self.lm_head.weight.numel() if non_embedding else n

@@ -1,0 +1,29 @@
+"""Next-token prediction: cross-entropy on train/val/test (val = the fixed held-out shard)."""
+
+from __future__ import annotations
+
+import torch.nn.functional as F
+
+from reprolab.errors import ConfigError
+from reprolab.task import Task
+
+
+class LanguageModelTask(Task):
+    def _loss(self, batch):
+        tokens, targets = batch
+        if tokens.ndim != 2 or tokens.shape != targets.shape:
+            raise ConfigError(f"language modelling expects (tokens [B,T], targets [B,T]); got "
+                              f"{tuple(tokens.shape)} and {tuple(targets.shape)}")
+        logits = self.model(tokens)
+        return F.cross_entropy(logits.float().flatten(0, 1), targets.flatten())
+
+    def training_step(self, batch, batch_idx):
+        loss = self._loss(batch)
+        self.log("train/loss", loss, on_step=True, on_epoch=False, prog_bar=True)
+        return loss
+
+    def validation_step(self, batch, batch_idx):
+        self.log("val/loss", self._loss(batch), on_epoch=True, prog_bar=True, sync_dist=True)
+
+    def test_step(self, batch, batch_idx):
+        self.log("test/loss", self._loss(batch), on_epoch=True, sync_dist=True)

@@ -1,0 +1,140 @@
+"""The Llama LM, the token shards, the text/shard datamodules, the prepare script and the LM task."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from experiments.deltamomentum.data import TextFileDataModule, TokenShardDataModule
+from experiments.deltamomentum.model import LlamaLM
+from experiments.deltamomentum.task import LanguageModelTask
+from experiments.deltamomentum.tokens import HEADER_INTS, load_tokenizer, read_shard, write_shard
+from reprolab.errors import ConfigError, CorruptDataError, DatasetNotFoundError
+from reprolab.optim.delta import DeltaAdamW
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def test_llama_is_causal_and_shapes_are_right():
+    torch.manual_seed(0)
+    model = LlamaLM(vocab_size=50, d_model=32, n_layer=2, n_head=4, max_seq_len=16).eval()
+    x = torch.randint(0, 50, (2, 16))
+    y = x.clone()
+    y[:, 10:] = (y[:, 10:] + 1) % 50
+    a, b = model(x), model(y)
+    assert a.shape == (2, 16, 50)
+    torch.testing.assert_close(a[:, :10], b[:, :10])
+    assert not torch.allclose(a[:, 10:], b[:, 10:])
+    with pytest.raises(ValueError, match="exceeds max_seq_len"):
+        model(torch.zeros(1, 17, dtype=torch.long))
+
+
+def test_llama_67m_preset_has_67m_parameters_and_qkv_share_a_gram():
+    model = LlamaLM(vocab_size=50304, d_model=512, n_layer=5, n_head=8, max_seq_len=8)
+    assert model.num_params() == pytest.approx(67.6e6, rel=0.01)
+    opt = DeltaAdamW(model)
+    model(torch.randint(0, 50304, (1, 8))).sum().backward()
+    assert len(opt.keys.grams()) == 5 * 4  # per block: QKV, O, gate/up, down
+    assert model.lm_head.weight not in opt.keys.layers  # the head keeps the plain EMA
+
+
+def test_mup_keeps_hidden_updates_and_logits_width_stable():
+    """μP: at 4x width the effective weight c·w moves by lr·c under Adam, and logits keep their scale."""
+    out = {}
+    for d in (32, 128):
+        torch.manual_seed(0)
+        model = LlamaLM(vocab_size=40, d_model=d, n_layer=1, n_head=4, max_seq_len=8, mup_base_width=32)
+        w = model.blocks[0].mlp.up
+        before = (w.weight * w.multiplier).detach().clone()
+        opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+        model(torch.randint(0, 40, (4, 8))).pow(2).mean().backward()
+        opt.step()
+        out[d] = ((w.weight * w.multiplier - before).abs().mean().item(), w.multiplier)
+    assert out[128][0] == pytest.approx(out[32][0] / 4, rel=0.05)
+
+
+def test_shard_roundtrip_and_corrupt_or_missing_shards(tmp_path):
+    tokens = np.arange(1000, dtype=np.uint16)
+    write_shard(tmp_path / "val_000000.bin", tokens, 1000)
+    read, vocab = read_shard(tmp_path / "val_000000.bin")
+    assert vocab == 1000 and np.array_equal(read, tokens)
+    (tmp_path / "bad.bin").write_bytes(b"\0" * (HEADER_INTS * 4 + 10))
+    with pytest.raises(CorruptDataError, match="bad header"):
+        read_shard(tmp_path / "bad.bin")
+    data = (tmp_path / "val_000000.bin").read_bytes()
+    (tmp_path / "train_000000.bin").write_bytes(data[:-2])
+    dm = TokenShardDataModule(str(tmp_path), vocab_size=1000, seq_len=16, batch_size=2)
+    with pytest.raises(CorruptDataError, match="re-run"):
+        dm.setup()
+    with pytest.raises(DatasetNotFoundError, match="prepare_fineweb_edu.py --out"):
+        TokenShardDataModule(str(tmp_path / "nothing"), vocab_size=1000).setup()
+
+
+def test_shard_datamodule_windows_are_next_token_pairs(tmp_path):
+    write_shard(tmp_path / "train_000000.bin", np.arange(500, dtype=np.uint16), 600)
+    write_shard(tmp_path / "val_000000.bin", np.arange(100, dtype=np.uint16), 600)
+    dm = TokenShardDataModule(str(tmp_path), vocab_size=600, seq_len=16, batch_size=4)
+    dm.setup()
+    x, y = next(iter(dm.train_dataloader()))
+    assert x.shape == (4, 16) and x.dtype == torch.long
+    torch.testing.assert_close(y, x + 1)
+    assert len(dm.val_dataloader().dataset) == 99 // 16
+    with pytest.raises(ConfigError, match="data.vocab_size"):
+        TokenShardDataModule(str(tmp_path), vocab_size=100, seq_len=16).setup()
+
+
+def test_text_file_reads_shakespeare_and_fineweb_sample(data_dir):
+    dm = TextFileDataModule(str(data_dir), "tinyshakespeare/input.txt", vocab_size=257, seq_len=64,
+                            batch_size=8, val_fraction=0.05)
+    dm.setup()
+    total = sum(len(dm.splits[s]) for s in ("train", "val", "test")) * 64
+    assert total == pytest.approx(1_115_394, rel=0.01)
+    x, y = next(iter(dm.val_dataloader()))
+    assert int(x.max()) < 257 and torch.equal(x[0, 1:], y[0, :-1])
+    fw = TextFileDataModule(str(data_dir), "fineweb-edu-sample150/texts.jsonl", vocab_size=257, seq_len=64)
+    fw.setup()
+    assert len(fw.splits["train"]) * 64 > 350_000  # 411 K characters, UTF-8 bytes
+    with pytest.raises(DatasetNotFoundError, match="data.path"):
+        TextFileDataModule(str(data_dir), "nope.txt", vocab_size=257).setup()
+    with pytest.raises(ConfigError, match="unknown tokenizer"):
+        load_tokenizer("sentencepiece")
+
+
+def test_prepare_script_offline_bpe_and_resume(data_dir, tmp_path):
+    spec = importlib.util.spec_from_file_location("prep", REPO / "scripts/data/prepare_fineweb_edu.py")
+    prep = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(prep)
+    src = str(data_dir / "fineweb-edu-sample150/texts.jsonl")
+    args = ["--out", str(tmp_path), "--source", src, "--train-tokenizer", "400", "--tokenizer-docs", "30",
+            "--shard-tokens", "40000", "--val-tokens", "10000"]
+    prep.main([*args, "--max-tokens", "30000"])
+    first = json.loads((tmp_path / "progress.json").read_text())
+    prep.main(args)  # resumes after the documents already in shards
+    state = json.loads((tmp_path / "progress.json").read_text())
+    assert first["docs_done"] < state["docs_done"] == 150
+    dm = TokenShardDataModule(str(tmp_path), vocab_size=400, seq_len=32, batch_size=2)
+    dm.setup()
+    assert len(dm.splits["train"]) * 32 > 50_000
+
+
+def test_lm_task_rejects_wrong_batches_and_trains_with_delta_adamw():
+    torch.manual_seed(0)
+    model = LlamaLM(vocab_size=20, d_model=16, n_layer=1, n_head=2, max_seq_len=8)
+    task = LanguageModelTask(model, optimizer=lambda model: DeltaAdamW(model, lr=1e-2))
+    with pytest.raises(ConfigError, match="tokens"):
+        task._loss((torch.zeros(2, 8, dtype=torch.long), torch.zeros(2, 7, dtype=torch.long)))
+    opt = DeltaAdamW(model, lr=1e-2)
+    x = torch.randint(0, 20, (8, 8))
+    losses = []
+    for _ in range(30):
+        loss = task._loss((x, x.roll(1, 1)))
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        losses.append(loss.item())
+    assert losses[-1] < 0.5 * losses[0]
