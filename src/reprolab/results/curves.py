@@ -15,9 +15,12 @@ CSV_NAME = "metrics.csv"
 
 
 def run_curve(run: Run, metric: str) -> pd.Series | None:
-    """`metric` against the optimizer step for one run, or None when the run did not log it."""
+    """`metric` against the optimizer step for one run, or None when the run did not log it.
+    A metric logged both per step and per epoch is read from its `<metric>_step` column."""
     for csv in sorted(run.path.rglob(CSV_NAME)):
         frame = pd.read_csv(csv)
+        if metric not in frame.columns and f"{metric}_step" in frame.columns:
+            frame = frame.rename(columns={f"{metric}_step": metric})
         if metric not in frame.columns:
             continue
         x = "step" if "step" in frame.columns else None

@@ -5,7 +5,8 @@ rescans the sweep folder, so the report is current even when the sweep itself st
 (Hydra's basic sweeper raises after its batch when a job failed; Optuna stops past
 `max_failure_rate`) or runs its jobs on SLURM nodes. A job that raised without leaving
 `error.txt` (an error outside `ReprolabError`) gets one written from Hydra's job return.
-Before the sweep starts it also checks that a SLURM launcher is sized like the device group.
+Before the sweep starts it checks that a SLURM launcher is sized like the device group and
+creates the folder of an Optuna sqlite storage.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from reprolab.errors import ConfigError, one_line
 from reprolab.results.runs import ERROR_FILE, FAILED, FINISHED, INCOMPLETE, find_runs
 
 REPORT_FILE = "sweep_report.json"
+SQLITE = "sqlite:///"
 
 
 def build_report(sweep_dir: str | Path) -> dict[str, Any]:
@@ -67,12 +69,14 @@ class SweepReport(Callback):
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         check_slurm_sizes(config)
-        # the folder exists before any job, so an Optuna storage file can live in it
         Path(config.hydra.sweep.dir).mkdir(parents=True, exist_ok=True)
+        storage = str(config.hydra.sweeper.get("storage") or "")
+        if storage.startswith(SQLITE):  # sqlite creates the file, not its folder
+            Path(storage[len(SQLITE) :]).parent.mkdir(parents=True, exist_ok=True)
 
     def on_job_end(self, config: DictConfig, job_return: JobReturn, **kwargs: Any) -> None:
-        if job_return.status == JobStatus.FAILED and job_return.working_dir:
-            error_file = Path(job_return.working_dir) / ERROR_FILE
+        if job_return.status == JobStatus.FAILED:
+            error_file = Path(config.hydra.runtime.output_dir) / ERROR_FILE
             if not error_file.exists():
                 err = job_return._return_value
                 error_file.write_text(f"{type(err).__name__}: {one_line(err)}\n")
