@@ -25,14 +25,14 @@ BLOCK_RE = re.compile(r"<!-- reprolab-table: (?P<args>.*?) -->\n(?P<body>.*?)<!-
 
 
 def format_cell(cell: Cell | None, n_expected: int, digits: int = 4) -> str:
-    """`0.9123 ± 0.0041`: the std printed to the decimals of the mean's `digits` significant
-    figures; `(n=k)` appended when fewer runs than the row's finished runs reported the metric."""
+    """`0.9123 ± 0.0041`: mean and std to the decimals that give the larger of the two `digits`
+    significant figures; `(n=k)` appended when fewer runs than the row's finished runs reported it."""
     if cell is None:
         return "—"
     if not math.isfinite(cell.mean):
         text = "nan (diverged)"
     else:
-        decimals = _decimals(cell.mean, digits)
+        decimals = _decimals(max(abs(cell.mean), cell.std), digits)
         text = f"{cell.mean:.{decimals}f} ± {cell.std:.{decimals}f}"
     return text if cell.n == n_expected else f"{text} (n={cell.n})"
 
@@ -81,10 +81,10 @@ def block_args(results_md: Path) -> list[str]:
     return [m.group("args") for m in BLOCK_RE.finditer(results_md.read_text())]
 
 
-def _decimals(mean: float, digits: int) -> int:
-    if mean == 0:
+def _decimals(scale: float, digits: int) -> int:
+    if scale == 0:
         return digits
-    return min(8, max(0, digits - 1 - math.floor(math.log10(abs(mean)))))
+    return min(8, max(0, digits - 1 - math.floor(math.log10(scale))))
 
 
 def _text(value) -> str:

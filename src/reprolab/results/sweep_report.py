@@ -14,6 +14,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -98,8 +99,11 @@ def check_slurm_sizes(config: DictConfig) -> None:
         return
     gpus, tasks = launcher.get("gpus_per_node"), launcher.get("tasks_per_node")
     if not isinstance(gpus, int) or gpus < 1 or tasks != gpus:
-        raise ConfigError(
+        err = ConfigError(
             f"hydra/launcher=slurm needs a GPU count per node, got gpus_per_node={gpus} "
             f"tasks_per_node={tasks} (from device.devices={config.device.get('devices')}); "
             "set device.devices=<GPUs per node> (and device.num_nodes=<nodes> with device=multinode)"
         )
+        # Hydra turns a callback's exception into a warning; this must stop the sweep before sbatch.
+        print(f"error: {one_line(err)}", file=sys.stderr)
+        raise SystemExit(err.exit_code)

@@ -1,0 +1,75 @@
+"""reprolab-dashboard offline: the workspace spec file holds the spec's panels, and every metric a
+panel names is one the paper's task really logs (checked on a short real run of `check_with`)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from reprolab import dashboard
+from reprolab.config import compose
+from reprolab.dashboards.spec import available, config_keys, load_spec, metric_keys
+from reprolab.errors import ConfigError, DatasetNotFoundError
+from reprolab.results.runs import flatten
+from reprolab.train import run
+
+PAPERS = available()
+TINY = ["trainer.max_epochs=1", "+trainer.limit_train_batches=2", "+trainer.limit_val_batches=1",
+        "+trainer.limit_test_batches=1", "trainer.log_every_n_steps=1", "trainer.enable_progress_bar=false",
+        "trainer.enable_model_summary=false", "logger=csv", "print_config=false"]
+
+
+def test_cifar10_has_a_dashboard():
+    assert "cifar10" in PAPERS
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_offline_spec_file_holds_every_panel(paper, tmp_path):
+    out = tmp_path / f"{paper}.json"
+    assert dashboard.main([paper, "--out", str(out)]) == 0
+    written = json.loads(out.read_text())
+    spec = load_spec(paper)
+    sections = written["workspace"]["spec"]["section"]["panelBankConfig"]["sections"]
+    assert [s["name"] for s in sections] == [s["name"] for s in spec["sections"]]
+    for section, spec_section in zip(sections, spec["sections"], strict=True):
+        assert [p["config"]["chartTitle"] for p in section["panels"]] == [p["title"] for p in spec_section["panels"]]
+    plotted = json.dumps(sections)
+    assert all(f'"{key}"' in plotted for key in metric_keys(spec))
+    run_set = written["workspace"]["spec"]["section"]["runSets"][0]
+    assert {f["key"]["name"]: f["value"] for f in run_set["filters"]["filters"]} == spec["runs"]["filters"]
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_panels_name_metrics_the_task_logs(paper, tmp_path, data_dir, monkeypatch):
+    monkeypatch.setenv("REPROLAB_DATA", str(data_dir))
+    spec = load_spec(paper)
+    cfg = compose([*spec["check_with"], *TINY], output_dir=tmp_path)
+    missing_config = {k for k in config_keys(spec) if k not in flatten(cfg) and k not in cfg}
+    assert not missing_config, f"{paper} dashboard filters/groups/plots by absent config keys {missing_config}"
+    try:
+        metrics = run(cfg)
+    except DatasetNotFoundError as err:
+        pytest.skip(f"{paper}: {err}")
+    header = next(tmp_path.rglob("metrics.csv")).read_text().splitlines()[0].split(",")
+    logged = set(header) | set(metrics)
+    assert metric_keys(spec) <= logged, f"{paper} dashboard names unlogged metrics {metric_keys(spec) - logged}"
+
+
+def test_unknown_paper_and_bad_panel_are_one_line_errors(tmp_path, capsys):
+    assert dashboard.main(["nopaper"]) == 2
+    assert "no dashboard spec" in capsys.readouterr().err
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("paper: x\ntitle: x\nsections: [{name: a, panels: [{type: pie, title: p}]}]\n")
+    with pytest.raises(ConfigError, match="type 'pie'; use one of line, bar, scalar, scatter"):
+        load_spec("x", bad)
+    emoji = tmp_path / "emoji.yaml"
+    emoji.write_text("paper: x\ntitle: a + b\nsections: []\n")
+    assert dashboard.main(["x", "--spec", str(emoji), "--out", str(tmp_path / "o.json")]) == 2
+    assert "is not a valid workspace" in capsys.readouterr().err
+
+
+def test_online_needs_an_entity(monkeypatch, capsys):
+    monkeypatch.delenv("WANDB_ENTITY", raising=False)
+    assert dashboard.main(["cifar10", "--online"]) == 2
+    assert "--online needs a W&B entity" in capsys.readouterr().err

@@ -1,0 +1,171 @@
+"""reprolab-table on run folders with known numbers: seed means, failures listed, plugins,
+RESULTS.md blocks and their refresh, curves."""
+
+from __future__ import annotations
+
+import math
+import statistics
+import sys
+import types
+
+import pytest
+
+from reprolab import table
+from reprolab.results import aggregate, default_group_by, default_metrics, find_runs
+from reprolab.results.aggregate import Cell
+from reprolab.results.curves import group_curves
+from reprolab.results.markdown import format_cell
+from tests.core.results.run_folders import make_run, make_sweep
+
+ACC = {"sgd": {0: 0.50, 1: 0.60, 2: 0.70}, "adamw": {0: 0.80, 1: 0.82, 2: 0.90}}
+
+
+@pytest.fixture
+def sweep(tmp_path):
+    return make_sweep(tmp_path / "sweep", ACC)
+
+
+def test_rows_are_the_swept_groups_with_seed_mean_std_n(sweep):
+    runs = find_runs([sweep])
+    assert len(runs) == 6 and all(r.finished for r in runs)
+    assert default_group_by(runs) == ["optimizer"]  # seed varies too, but seeds are what we average
+    assert default_metrics(runs) == ["test/acc"]
+    rows = aggregate(runs, ["optimizer"], ["test/acc"])
+    assert [r.key for r in rows] == [("adamw",), ("sgd",)]
+    for row in rows:
+        values = list(ACC[row.key[0]].values())
+        cell = row.cells["test/acc"]
+        assert cell.mean == pytest.approx(statistics.fmean(values)) and cell.n == 3
+        assert cell.std == pytest.approx(statistics.stdev(values))
+
+
+def test_markdown_table_and_command_line(sweep, tmp_path, capsys):
+    out = tmp_path / "t.md"
+    assert table.main([str(sweep), "--out", str(out), "--no-curves"]) == 0
+    text = out.read_text()
+    assert text in capsys.readouterr().out  # printed and written
+    assert "| optimizer | test/acc | n |" in text
+    assert "| adamw | 0.8400 ± 0.0529 | 3 |" in text and "| sgd | 0.6000 ± 0.1000 | 3 |" in text
+    assert f"Made by `reprolab-table {sweep} --out {out} --no-curves`" in text
+
+
+def test_group_by_config_key_and_where_filter(sweep, tmp_path):
+    out = tmp_path / "t.md"
+    table.main([str(sweep), "--group-by", "optimizer._target_", "seed", "--where", "seed=2", "--out", str(out),
+                "--no-curves", "--metric", "val/acc"])
+    text = out.read_text()
+    assert "| optimizer._target_ | seed | val/acc | n |" in text
+    assert "| adamw | 2 | 0.4500 ± 0.0000 | 1 |" in text and "| sgd | 2 | 0.3500 ± 0.0000 | 1 |" in text
+
+
+def test_failed_and_unfinished_runs_are_counted_and_listed(sweep, tmp_path):
+    make_run(sweep / "6", config={"seed": 3}, error="CorruptDataError: image 7.jpg is truncated",
+             overrides=["optimizer=sgd", "seed=3"], choices={"optimizer": "sgd"})
+    make_run(sweep / "7", config={"seed": 4}, overrides=["optimizer=sgd", "seed=4"], choices={"optimizer": "sgd"})
+    out = tmp_path / "t.md"
+    table.main([str(sweep), "--out", str(out), "--no-curves"])
+    text = out.read_text()
+    assert "6 finished, 2 not finished" in text
+    assert "| optimizer | test/acc | n | failed |" in text and "| sgd | 0.6000 ± 0.1000 | 3 | 2 |" in text
+    assert "failed: `" in text and "CorruptDataError: image 7.jpg is truncated" in text
+    assert "incomplete (running or killed)" in text
+
+
+def test_a_metric_some_seeds_lack_shows_its_own_n(tmp_path):
+    for seed, metrics in enumerate([{"test/acc": 0.5}, {"test/acc": None}, {"test/acc": 0.7}]):
+        make_run(tmp_path / str(seed), config={"seed": seed}, metrics=metrics, overrides=[f"seed={seed}"])
+    rows = aggregate(find_runs([tmp_path]), [], ["test/acc"])
+    assert rows[0].n_finished == 3 and rows[0].cells["test/acc"].n == 2  # a null (diverged) value is not averaged in
+    assert format_cell(rows[0].cells["test/acc"], 3) == "0.6000 ± 0.1414 (n=2)"
+
+
+def test_cell_formatting():
+    assert format_cell(Cell(0.91234, 0.00412, 3), 3) == "0.9123 ± 0.0041"
+    assert format_cell(Cell(12.345, 0.5, 3), 3) == "12.35 ± 0.50"
+    assert format_cell(Cell(12345.0, 321.0, 3), 3) == "12345 ± 321"
+    assert format_cell(Cell(0.0, 16.667, 3), 3) == "0.00 ± 16.67"
+    assert format_cell(Cell(math.nan, math.nan, 2), 2) == "nan (diverged)"
+    assert format_cell(None, 3) == "—"
+
+
+def delta_vs_sgd(runs):
+    """A Δ%-style plugin: each run's test/acc relative to the mean of the sgd runs."""
+    base = statistics.fmean(r.metrics["test/acc"] for r in runs if r.get("optimizer") == "sgd")
+    for run in runs:
+        if run.finished:
+            run.metrics["delta_pct"] = 100.0 * (run.metrics["test/acc"] - base) / base
+
+
+def test_plugin_adds_a_derived_metric_aggregated_over_seeds(sweep, tmp_path, monkeypatch):
+    module = types.ModuleType("toy_tables")
+    module.derive = delta_vs_sgd
+    monkeypatch.setitem(sys.modules, "toy_tables", module)
+    out = tmp_path / "t.md"
+    table.main([str(sweep), "--plugin", "toy_tables:derive", "--out", str(out), "--no-curves"])
+    text = out.read_text()
+    assert "| optimizer | test/acc | delta_pct | n |" in text
+    assert "| adamw | 0.8400 ± 0.0529 | 40.00 ± 8.82 | 3 |" in text  # (0.84 - 0.6) / 0.6 = 40 %
+    assert "| sgd | 0.6000 ± 0.1000 | 0.00 ± 16.67 | 3 |" in text
+
+
+def test_paper_plugin_found_by_convention(sweep, tmp_path, monkeypatch):
+    module = types.ModuleType("experiments.toy.tables")
+    module.derive_metrics = delta_vs_sgd
+    monkeypatch.setitem(sys.modules, "experiments.toy.tables", module)
+    out = tmp_path / "t.md"
+    table.main([str(sweep), "--out", str(out), "--no-curves"])
+    assert "delta_pct" in out.read_text()
+    table.main([str(sweep), "--out", str(out), "--no-curves", "--no-paper-plugins"])
+    assert "delta_pct" not in out.read_text()
+
+
+def test_bad_plugin_and_missing_folder_are_clear_errors(sweep, tmp_path):
+    with pytest.raises(ValueError, match="must look like 'package.module:function'"):
+        table.main([str(sweep), "--plugin", "no_colon"])
+    with pytest.raises(ValueError, match="has no function 'nope'"):
+        table.main([str(sweep), "--plugin", "reprolab.results.plugins:nope"])
+    with pytest.raises(FileNotFoundError, match="no such runs folder"):
+        table.main([str(tmp_path / "absent")])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SystemExit, match="no run folders"):
+        table.main([str(tmp_path / "empty")])
+
+
+def test_results_md_block_is_written_refreshed_and_kept(sweep, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    results = tmp_path / "paper" / "RESULTS.md"
+    results.parent.mkdir()
+    results.write_text("# Results\n\nHand-written prose stays.\n")
+    table.main(["sweep", "--results", "paper/RESULTS.md", "--name", "toy"])
+    text = results.read_text()
+    assert text.startswith("# Results\n\nHand-written prose stays.\n")
+    assert "<!-- reprolab-table: sweep --name toy -->" in text and "| adamw | 0.8400 ± 0.0529 | 3 |" in text
+    assert "![toy_val_acc](figures/toy_val_acc.png)" in text and (results.parent / "figures" / "toy_val_acc.png").exists()
+
+    make_run(sweep / "6", config={"seed": 3}, metrics={"test/acc": 1.0}, overrides=["optimizer=sgd", "seed=3"],
+             choices={"optimizer": "sgd"})
+    assert table.main(["--refresh", "paper/RESULTS.md"]) == 0
+    refreshed = results.read_text()
+    assert refreshed.count("<!-- reprolab-table:") == 1 and "| sgd | 0.7000 ± 0.2160 | 4 |" in refreshed
+    assert refreshed.startswith("# Results\n\nHand-written prose stays.\n")
+
+    (tmp_path / "sweep").rename(tmp_path / "gone")
+    assert table.main(["--refresh", "paper/RESULTS.md"]) == 0
+    assert results.read_text() == refreshed  # runs no longer on disk: the block is kept as it was
+
+
+def test_curves_average_the_seeds_of_a_group(sweep, tmp_path):
+    runs = find_runs([sweep])
+    curves = group_curves(runs, ["optimizer"], "val/acc")
+    assert curves[("sgd",)].loc[10, "mean"] == pytest.approx(0.30) and curves[("sgd",)].loc[10, "n"] == 3
+    assert curves[("adamw",)].loc[10, "std"] == pytest.approx(statistics.stdev([0.40, 0.41, 0.45]))
+    losses = group_curves(runs, ["optimizer"], "train/loss")  # read from its per-step column
+    assert losses[("sgd",)].loc[9, "mean"] == pytest.approx(0.1)
+    table.main([str(sweep), "--figures", str(tmp_path / "figs"), "--name", "t"])
+    assert sorted(p.name for p in (tmp_path / "figs").iterdir()) == ["t_train_loss.png", "t_val_acc.png"]
+
+
+def test_interpolations_needing_hydra_stay_raw(sweep):
+    run = find_runs([sweep])[0]
+    assert run.config["paths.output_dir"] == "${hydra:runtime.output_dir}"
+    assert run.get("optimizer") == "sgd" and run.get("optimizer.lr") == 0.1 and run.get("seed") == 0
