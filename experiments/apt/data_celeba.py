@@ -1,0 +1,57 @@
+"""CelebA, 40 binary attributes (FAMO protocol: 64×64 aligned crops, the official train/valid/test split).
+
+`torchvision.datasets.CelebA(download=True)` fetches from Google Drive and checks every file's MD5 (the
+checksums ship with torchvision); `python scripts/data/prepare_celeba.py` runs it up front. Google Drive
+often refuses the large image archive ("quota exceeded"): the error then says to place the files by hand.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lightning as L
+import torch
+from torch.utils.data import DataLoader, Subset
+
+from reprolab.errors import CorruptDataError, DatasetNotFoundError
+
+
+def celeba_split(data_dir: str | Path, split: str, image_size: int = 64, download: bool = False):
+    from torchvision import datasets, transforms
+
+    tf = transforms.Compose([transforms.CenterCrop(178), transforms.Resize(image_size), transforms.ToTensor()])
+    try:
+        return datasets.CelebA(str(data_dir), split=split, target_type="attr", transform=tf, download=download)
+    except RuntimeError as err:
+        msg = str(err)
+        if "not found or corrupted" in msg or "Dataset not found" in msg:
+            raise DatasetNotFoundError(f"no CelebA under '{Path(data_dir) / 'celeba'}'; run 'python "
+                                       "scripts/data/prepare_celeba.py --data-dir <dir>' or set paths.data_dir") from err
+        raise CorruptDataError(f"CelebA under '{data_dir}' is unreadable: {msg}") from err
+
+
+class CelebADataModule(L.LightningDataModule):
+    def __init__(self, data_dir: str, batch_size: int = 256, eval_batch_size: int = 512, num_workers: int = 8,
+                 image_size: int = 64, download: bool = False, limit: int | None = None):
+        super().__init__()
+        self.data_dir, self.batch_size, self.eval_batch_size = data_dir, batch_size, eval_batch_size
+        self.num_workers, self.image_size, self.download, self.limit = num_workers, image_size, download, limit
+
+    def setup(self, stage: str | None = None) -> None:
+        self.sets = {name: celeba_split(self.data_dir, split, self.image_size, self.download)
+                     for name, split in (("train", "train"), ("val", "valid"), ("test", "test"))}
+        if self.limit:
+            self.sets = {k: Subset(v, range(min(self.limit, len(v)))) for k, v in self.sets.items()}
+
+    def _loader(self, split: str, shuffle: bool, bs: int):
+        return DataLoader(self.sets[split], batch_size=bs, shuffle=shuffle, num_workers=self.num_workers,
+                          pin_memory=torch.cuda.is_available(), persistent_workers=self.num_workers > 0)
+
+    def train_dataloader(self):
+        return self._loader("train", True, self.batch_size)
+
+    def val_dataloader(self):
+        return self._loader("val", False, self.eval_batch_size)
+
+    def test_dataloader(self):
+        return self._loader("test", False, self.eval_batch_size)

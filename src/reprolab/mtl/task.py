@@ -1,0 +1,109 @@
+"""The shared MTL LightningModule: T losses → weighting → `.grad` → any optimizer (manual optimisation).
+
+Manual optimisation lets the weighting write the combined gradient itself (`reprolab.mtl.engine`), so Adam,
+Muon and APT drop in through the `optimizer` group unchanged. APT optimizers receive the task-conflict
+signal of each step (`set_task_conflict`). Logged: `train/loss` (Σ_t L_t), `train/loss_<task>`,
+`train/weight_<task>`, `train/share` (APT only), `val|test/<metric>`, and `val|test/delta_m` when the
+benchmark carries single-task baselines. Single-device: DDP would need the `.grad` all-reduce that
+`loss.backward()` normally triggers (the paper-scale presets use one GPU, as the MTL protocol does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from reprolab.mtl.benchmark import MTLBenchmark
+from reprolab.mtl.engine import MTLBackward, task_losses
+from reprolab.mtl.metrics import delta_m
+from reprolab.mtl.weightings import build_weighting
+from reprolab.task import Task
+
+
+class MTLTask(Task):
+    def __init__(self, model, optimizer: Callable, scheduler: Callable | None = None,
+                 benchmark: MTLBenchmark | None = None, weighting: str = "ew", weighting_kwargs: dict | None = None,
+                 jacobian_method: str = "loop", conflict_for_apt: bool = True):
+        super().__init__(model, optimizer, scheduler)
+        if benchmark is None:
+            raise ValueError("MTLTask needs a `benchmark` (the task group's `benchmark:` entry)")
+        for attr in ("shared_parameters", "task_specific_parameters"):
+            if not hasattr(model, attr):
+                raise TypeError(f"MTL models must define {attr}(); {type(model).__name__} does not "
+                                "(use reprolab.mtl.architectures.HardParameterSharing or SegNetMTAN)")
+        self.automatic_optimization = False
+        self.benchmark = benchmark
+        self.weighting = build_weighting(weighting, benchmark.n_tasks, **dict(weighting_kwargs or {}))
+        self.jacobian_method = jacobian_method
+        self.conflict_for_apt = conflict_for_apt
+        self.engine: MTLBackward | None = None
+
+    def setup(self, stage: str) -> None:
+        """Regression benchmarks report MAE in original units: take the datamodule's target std if it has one."""
+        datamodule = getattr(self.trainer, "datamodule", None) if self._trainer is not None else None
+        scale = getattr(datamodule, "target_scale", None)
+        if scale is not None and hasattr(self.benchmark, "scale"):
+            self.benchmark.scale = torch.as_tensor(scale, dtype=torch.float32).reshape(-1).clone()
+
+    def on_fit_start(self) -> None:
+        inner = self.optimizers().optimizer
+        wants_conflict = self.conflict_for_apt and hasattr(inner, "set_task_conflict")
+        self.engine = MTLBackward(self.weighting, self.model.shared_parameters(),
+                                  self.model.task_specific_parameters(), self.jacobian_method,
+                                  always_jacobian=wants_conflict and getattr(inner, "apt", {}).get("enabled", False))
+
+    def training_step(self, batch, batch_idx):
+        inputs, targets = self.benchmark.split(batch)
+        losses = task_losses(self.benchmark.losses(self.model(inputs), targets))
+        if not torch.isfinite(losses).all():
+            self.log("train/loss", losses.sum())  # the NaN callback of the core stops the run
+            return losses.sum()
+        opt = self.optimizers()
+        opt.zero_grad(set_to_none=True)
+        stats = self.engine(losses)
+        inner = opt.optimizer
+        if hasattr(inner, "set_task_conflict"):
+            inner.set_task_conflict(stats["conflict"])
+        opt.step()
+        scheduler = self.lr_schedulers()
+        if scheduler is not None:
+            scheduler.step()
+        self.log("train/loss", losses.sum().detach(), prog_bar=True)
+        for name, loss, w in zip(self.benchmark.task_names, losses.detach(), stats["weights"], strict=True):
+            self.log(f"train/loss_{name}", loss)
+            self.log(f"train/weight_{name}", w.float())
+        if hasattr(inner, "share") and inner.share == inner.share:
+            self.log("train/share", float(inner.share))
+        return losses.sum().detach()
+
+    def on_train_epoch_end(self) -> None:
+        self.weighting.epoch_end()
+
+    def _eval_step(self, batch, stage: str) -> None:
+        inputs, targets = self.benchmark.split(batch)
+        outputs = self.model(inputs)
+        losses = task_losses(self.benchmark.losses(outputs, targets))
+        self.log(f"{stage}/loss", losses.sum(), on_epoch=True, sync_dist=True)
+        self.benchmark.update(stage, outputs, targets)
+
+    def _eval_end(self, stage: str) -> None:
+        metrics = self.benchmark.compute(stage)
+        self.benchmark.reset(stage)
+        for k, v in metrics.items():
+            self.log(f"{stage}/{k}", float(v))
+        stl = self.benchmark.stl
+        if stl:
+            self.log(f"{stage}/delta_m", delta_m(metrics, stl, self.benchmark.higher))
+
+    def validation_step(self, batch, batch_idx):
+        self._eval_step(batch, "val")
+
+    def on_validation_epoch_end(self) -> None:
+        self._eval_end("val")
+
+    def test_step(self, batch, batch_idx):
+        self._eval_step(batch, "test")
+
+    def on_test_epoch_end(self) -> None:
+        self._eval_end("test")

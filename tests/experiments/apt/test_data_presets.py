@@ -1,0 +1,90 @@
+"""APT presets compose and build; loaders read their layouts and fail with the command to run."""
+
+import numpy as np
+import pytest
+import torch
+from hydra.utils import instantiate
+
+import experiments.apt.data_dense as dense
+from experiments.apt.data_celeba import CelebADataModule
+from experiments.apt.data_qm9 import QM9DataModule
+from experiments.apt.data_tabular import ENBDataModule
+from reprolab.config import compose
+from reprolab.errors import CorruptDataError, DatasetNotFoundError
+
+PRESETS = ["nyuv2", "cityscapes", "celeba", "qm9", "enb_cpu"]
+SMALL = {"nyuv2": ["model.filters=[4,4,8,8,8]"], "cityscapes": ["model.filters=[4,4,8,8,8]"]}
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_preset_composes_and_builds_model_and_task(preset, tmp_path):
+    cfg = compose([f"experiment=apt/{preset}", "device=cpu", "logger=none", *SMALL.get(preset, [])], output_dir=tmp_path)
+    assert cfg.paper == "apt" and cfg.setting == preset
+    model = instantiate(cfg.model)
+    task = instantiate(cfg.task, model=model, optimizer=instantiate(cfg.optimizer), scheduler=None)
+    assert task.benchmark.n_tasks == {"nyuv2": 3, "cityscapes": 2, "celeba": 40, "qm9": 11, "enb_cpu": 2}[preset]
+    assert len(model.shared_parameters()) > 0 and len(model.task_specific_parameters()) > 0
+
+
+def test_muon_on_a_preset_keeps_its_own_lr_and_takes_base_lr_for_adamw(tmp_path):
+    cfg = compose(["experiment=apt/qm9", "optimizer=apt_muon", "device=cpu", "logger=none"], output_dir=tmp_path)
+    assert cfg.optimizer.lr == 0.02 and cfg.optimizer.adamw_lr == 1e-3 and cfg.optimizer.preserve == "project"
+
+
+def test_enb_preset_fast_dev_run(data_dir, tmp_path):
+    from reprolab.train import run
+
+    cfg = compose(["experiment=apt/enb_cpu", "debug=fdr", f"paths.data_dir={data_dir}", "print_config=false"],
+                  output_dir=tmp_path)
+    metrics = run(cfg)
+    assert np.isfinite(metrics["test/heating"]) and metrics["test/heating"] > 0
+
+
+def _fake_dense_tree(root, counts):
+    for split, n in counts.items():
+        for folder, shape in (("image", (8, 8, 3)), ("label", (8, 8)), ("depth", (8, 8, 1)), ("normal", (8, 8, 3))):
+            d = root / "nyuv2" / split / folder
+            d.mkdir(parents=True)
+            for i in range(n):
+                arr = np.random.rand(*shape).astype(np.float32)
+                if folder == "label":
+                    arr = np.random.randint(-1, 13, shape).astype(np.float32)
+                np.save(d / f"{i}.npy", arr)
+
+
+def test_dense_datamodule_reads_the_mtan_layout_and_checks_it(tmp_path, monkeypatch):
+    monkeypatch.setitem(dense.SPEC["nyuv2"], "counts", {"train": 4, "val": 2})
+    _fake_dense_tree(tmp_path, {"train": 4, "val": 2})
+    (tmp_path / "nyuv2" / "MANIFEST.sha256").write_text("\n".join(dense.manifest_lines(tmp_path / "nyuv2")))
+    dm = dense.DenseMTLDataModule(str(tmp_path), batch_size=2, num_workers=0, val_fraction=0.5, verify_checksums=True)
+    dm.setup()
+    image, targets = next(iter(dm.train_dataloader()))
+    assert image.shape == (2, 3, 8, 8) and targets["seg"].dtype == torch.long
+    assert targets["depth"].shape == (2, 1, 8, 8) and targets["normal"].shape == (2, 3, 8, 8)
+    assert len(dm.val) == 2 and len(dm.test) == 2
+    np.save(tmp_path / "nyuv2" / "val" / "depth" / "0.npy", np.zeros((8, 8, 1), np.float32))
+    with pytest.raises(CorruptDataError, match="MANIFEST"):
+        dense.DenseMTLDataModule(str(tmp_path), verify_checksums=True).setup()
+    (tmp_path / "nyuv2" / "val" / "depth" / "1.npy").unlink()
+    with pytest.raises(CorruptDataError, match="expected 2"):
+        dense.DenseMTLDataModule(str(tmp_path)).setup()
+
+
+@pytest.mark.parametrize("module, needle", [
+    (lambda d: dense.DenseMTLDataModule(d), "prepare_nyuv2_mtl.py"),
+    (lambda d: dense.DenseMTLDataModule(d, name="cityscapes"), "prepare_cityscapes_mtl.py"),
+    (lambda d: QM9DataModule(d), "prepare_qm9.py"),
+    (lambda d: CelebADataModule(d), "prepare_celeba.py"),
+    (lambda d: ENBDataModule(d), "data_dir"),
+])
+def test_missing_data_names_the_command(tmp_path, module, needle):
+    with pytest.raises(DatasetNotFoundError, match=needle):
+        module(str(tmp_path)).setup()
+
+
+def test_corrupt_enb_file(tmp_path):
+    path = tmp_path / "energy-efficiency-enb2012"
+    path.mkdir()
+    (path / "energy_efficiency_clean.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(CorruptDataError, match="ENB2012"):
+        ENBDataModule(str(tmp_path)).setup()
