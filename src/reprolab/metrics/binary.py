@@ -30,8 +30,8 @@ METRIC_NAMES = ("auroc", "accuracy", "f1_macro", "precision", "recall")
 
 
 def _as_tensors(probs, labels) -> tuple[torch.Tensor, torch.Tensor]:
-    probs = torch.as_tensor(np.asarray(probs), dtype=torch.float32).flatten()
-    labels = torch.as_tensor(np.asarray(labels)).flatten().long()
+    probs = torch.tensor(np.array(probs, dtype=np.float32)).flatten()
+    labels = torch.tensor(np.array(labels, dtype=np.int64)).flatten()
     if probs.shape != labels.shape:
         raise ValueError(f"probs has {probs.numel()} entries but labels has {labels.numel()}")
     if probs.numel() == 0:
