@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import lightning as L
-import torch
-from torch.utils.data import DataLoader, Subset
+from torch.utils.data import Subset
 
+from experiments.apt.loaders import SplitDataModule, image_loader
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
 
 
@@ -30,7 +29,7 @@ def celeba_split(data_dir: str | Path, split: str, image_size: int = 64, downloa
         raise CorruptDataError(f"CelebA under '{data_dir}' is unreadable: {msg}") from err
 
 
-class CelebADataModule(L.LightningDataModule):
+class CelebADataModule(SplitDataModule):
     def __init__(self, data_dir: str, batch_size: int = 256, eval_batch_size: int = 512, num_workers: int = 8,
                  image_size: int = 64, download: bool = False, limit: int | None = None):
         super().__init__()
@@ -43,15 +42,5 @@ class CelebADataModule(L.LightningDataModule):
         if self.limit:
             self.sets = {k: Subset(v, range(min(self.limit, len(v)))) for k, v in self.sets.items()}
 
-    def _loader(self, split: str, shuffle: bool, bs: int):
-        return DataLoader(self.sets[split], batch_size=bs, shuffle=shuffle, num_workers=self.num_workers,
-                          pin_memory=torch.cuda.is_available(), persistent_workers=self.num_workers > 0)
-
-    def train_dataloader(self):
-        return self._loader("train", True, self.batch_size)
-
-    def val_dataloader(self):
-        return self._loader("val", False, self.eval_batch_size)
-
-    def test_dataloader(self):
-        return self._loader("test", False, self.eval_batch_size)
+    def make_loader(self, dataset, shuffle: bool):
+        return image_loader(dataset, self.batch_size if shuffle else self.eval_batch_size, shuffle, self.num_workers)

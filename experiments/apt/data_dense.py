@@ -12,12 +12,12 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-import lightning as L
 import numpy as np
 import torch
 import torch.nn.functional as F
-from torch.utils.data import DataLoader, Dataset, Subset
+from torch.utils.data import Dataset, Subset
 
+from experiments.apt.loaders import SplitDataModule, image_loader
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
 
 SPEC = {
@@ -104,7 +104,7 @@ def random_scale_crop(image, targets, scales=(1.0, 1.2, 1.5)):
     return image, out
 
 
-class DenseMTLDataModule(L.LightningDataModule):
+class DenseMTLDataModule(SplitDataModule):
     def __init__(self, data_dir: str, name: str = "nyuv2", batch_size: int = 2, eval_batch_size: int | None = None,
                  num_workers: int = 4, augment: bool = True, val_fraction: float = 0.0, verify_checksums: bool = False,
                  limit: int | None = None, seed: int = 0):
@@ -130,18 +130,9 @@ class DenseMTLDataModule(L.LightningDataModule):
         else:  # the MTAN / Nash-MTL protocol: no validation split, the test split is monitored
             self.train, self.val = train, test
         self.test = test
+        self.sets = {"train": self.train, "val": self.val, "test": self.test}
         if self.limit:
-            self.train, self.val, self.test = (Subset(d, range(min(self.limit, len(d)))) for d in (self.train, self.val, self.test))
+            self.sets = {k: Subset(d, range(min(self.limit, len(d)))) for k, d in self.sets.items()}
 
-    def _loader(self, ds, shuffle: bool, batch_size: int):
-        return DataLoader(ds, batch_size=batch_size, shuffle=shuffle, num_workers=self.num_workers,
-                          pin_memory=torch.cuda.is_available(), persistent_workers=self.num_workers > 0)
-
-    def train_dataloader(self):
-        return self._loader(self.train, True, self.batch_size)
-
-    def val_dataloader(self):
-        return self._loader(self.val, False, self.eval_batch_size)
-
-    def test_dataloader(self):
-        return self._loader(self.test, False, self.eval_batch_size)
+    def make_loader(self, dataset, shuffle: bool):
+        return image_loader(dataset, self.batch_size if shuffle else self.eval_batch_size, shuffle, self.num_workers)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import lightning as L
 import torch
 
+from experiments.apt.loaders import SplitDataModule
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
 
 TARGETS = [0, 1, 2, 3, 5, 6, 12, 13, 14, 15, 11]
@@ -45,7 +45,7 @@ class SelectTargets:
         return data
 
 
-class QM9DataModule(L.LightningDataModule):
+class QM9DataModule(SplitDataModule):
     def __init__(self, data_dir: str, batch_size: int = 120, num_workers: int = 4, download: bool = False,
                  seed: int = 0, limit: int | None = None):
         super().__init__()
@@ -73,16 +73,7 @@ class QM9DataModule(L.LightningDataModule):
         limit = self.limit or None
         self.sets = {"train": ds[train_idx[:limit]], "val": ds[val_idx[:limit]], "test": ds[test_idx[:limit]]}
 
-    def _loader(self, split: str, shuffle: bool):
+    def make_loader(self, dataset, shuffle: bool):
         from torch_geometric.loader import DataLoader
 
-        return DataLoader(self.sets[split], batch_size=self.batch_size, shuffle=shuffle, num_workers=self.num_workers)
-
-    def train_dataloader(self):
-        return self._loader("train", True)
-
-    def val_dataloader(self):
-        return self._loader("val", False)
-
-    def test_dataloader(self):
-        return self._loader("test", False)
+        return DataLoader(dataset, batch_size=self.batch_size, shuffle=shuffle, num_workers=self.num_workers)

@@ -7,13 +7,13 @@ MTL task report MAE in kWh/m².
 
 from __future__ import annotations
 
-import lightning as L
 from torch.utils.data import DataLoader, TensorDataset
 
+from experiments.apt.loaders import SplitDataModule
 from experiments.apt.problems import enb
 
 
-class ENBDataModule(L.LightningDataModule):
+class ENBDataModule(SplitDataModule):
     def __init__(self, data_dir: str, batch_size: int = 64, split_seed: int = 0, num_workers: int = 0):
         super().__init__()
         self.data_dir, self.batch_size, self.split_seed, self.num_workers = data_dir, batch_size, split_seed, num_workers
@@ -24,14 +24,5 @@ class ENBDataModule(L.LightningDataModule):
         self.sets = {k: TensorDataset(problem.x[k], problem.y[k]) for k in ("train", "val", "test")}
         self.target_scale = problem.target_scale
 
-    def _loader(self, split: str, shuffle: bool):
-        return DataLoader(self.sets[split], batch_size=self.batch_size, shuffle=shuffle, num_workers=self.num_workers)
-
-    def train_dataloader(self):
-        return self._loader("train", True)
-
-    def val_dataloader(self):
-        return self._loader("val", False)
-
-    def test_dataloader(self):
-        return self._loader("test", False)
+    def make_loader(self, dataset, shuffle: bool):
+        return DataLoader(dataset, batch_size=self.batch_size, shuffle=shuffle, num_workers=self.num_workers)
