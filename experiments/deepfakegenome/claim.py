@@ -39,7 +39,7 @@ SATURATED, NOT_SATURATED = 0.98, 0.95  # declared before any run: "saturates" = 
 
 
 def datamodules(data_dir: Path, photos: Path | None, seed: int) -> tuple[DeepfakeDataModule, DeepfakeDataModule]:
-    common = dict(data_dir=str(data_dir), layout="zoo", root="forgery_zoo", unseen=UNSEEN, distractors=DISTRACTORS,
+    common = dict(data_dir=str(data_dir), layout="zoo", root="forgery_zoo_claim", unseen=UNSEEN, distractors=DISTRACTORS,
                   num_seen_algorithms=26, in_memory=True, batch_size=64, seed=seed,
                   zoo={"photos_dir": str(photos) if photos else None, "num_algorithms": 36, "seed": 0,
                        "per_algorithm": {"train": 64, "val": 16, "test": 40}})
@@ -180,7 +180,7 @@ def figure(summary, path: Path) -> None:
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--data-dir", type=Path, default=REPO / "data", help="the zoo is cached in <data-dir>/forgery_zoo")
+    parser.add_argument("--data-dir", type=Path, default=REPO / "data", help="the zoo is cached in <data-dir>/forgery_zoo_claim")
     parser.add_argument("--photos", type=Path, default=SHARED_PHOTOS if SHARED_PHOTOS.is_dir() else None,
                         help="real photos (default: the shared CIFAR-10 JPEG subset; absent: scikit-learn's samples)")
     parser.add_argument("--cnn-epochs", type=int, default=8)

@@ -45,7 +45,7 @@ class ForgeryImages(Dataset):
 
     def __init__(self, table, image_size: int, hflip: bool, in_memory: bool):
         self.paths = list(table["path"])
-        self.targets = {k: torch.as_tensor(np.asarray(table[k]), dtype=torch.long)
+        self.targets = {k: torch.as_tensor(np.asarray(table[k]).copy(), dtype=torch.long)
                         for k in ("fake", "label", "algorithm", "family")}
         self.image_size, self.hflip = image_size, hflip
         self.cache = torch.stack([self._load(p) for p in self.paths]) if in_memory and self.paths else None

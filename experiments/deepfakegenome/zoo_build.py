@@ -37,7 +37,7 @@ def load_photos(photos_dir: str | Path | None, image_size: int = 32) -> tuple[st
         ids, crops = [], []
         for name, image in zip(bunch.filenames, bunch.images, strict=True):
             stem = Path(name).stem
-            small = F.interpolate(torch.from_numpy(image).permute(2, 0, 1)[None].float() / 255, scale_factor=0.25,
+            small = F.interpolate(torch.from_numpy(image.copy()).permute(2, 0, 1)[None].float() / 255, scale_factor=0.25,
                                   mode="area")[0]
             for top in range(0, small.shape[1] - image_size + 1, 8):
                 for left in range(0, small.shape[2] - image_size + 1, 8):

@@ -1,0 +1,62 @@
+"""The datamodule over the zoo tree: algorithm-wise splits, batches, config errors, corrupt files."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from experiments.deepfakegenome.data import DeepfakeDataModule
+from reprolab.errors import ConfigError, CorruptDataError
+
+
+def make(data_dir, small_zoo, **kwargs):
+    args = dict(data_dir=str(data_dir), layout="zoo", root="forgery_zoo", unseen=["fsw01", "fre01"],
+                distractors=["fre01"], num_seen_algorithms=8, zoo=small_zoo, batch_size=8)
+    return DeepfakeDataModule(**{**args, **kwargs})
+
+
+def test_algorithm_wise_split_and_batches(zoo_data_dir, small_zoo):
+    dm = make(zoo_data_dir, small_zoo, train_reals=False)
+    dm.setup()
+    split = dm.split
+    names = [split.algorithms[a] for a in split.unseen]
+    assert names == ["fsw01", "fre01"] and len(split.seen) == 8 and len(split.registered) == 9
+    train_algorithms = set(dm.train_set.targets["algorithm"].tolist())
+    assert train_algorithms == set(split.seen)  # no unseen algorithm, no real, in attribution training
+    test_algorithms = set(dm.test_set.targets["algorithm"].tolist())
+    assert test_algorithms == set(range(10)) | {-1}
+    batch = next(iter(dm.train_dataloader()))
+    assert batch["image"].shape == (8, 3, 32, 32) and batch["image"].dtype == torch.float32
+    assert 0 <= batch["image"].min() and batch["image"].max() <= 1
+    assert (batch["label"] >= 0).all() and (batch["fake"] == 1).all()
+
+
+def test_binary_training_set_is_balanced_real_vs_fake(zoo_data_dir, small_zoo):
+    dm = make(zoo_data_dir, small_zoo, train_reals=True, batch_size=64)
+    dm.setup()
+    fake = torch.cat([b["fake"] for b in dm.train_dataloader()])
+    assert 0.4 < fake.float().mean() < 0.6  # reals outnumber fakes ~5:1 in the tree; the sampler evens them
+
+
+def test_split_config_errors(zoo_data_dir, small_zoo):
+    with pytest.raises(ConfigError, match="set it to 8"):
+        make(zoo_data_dir, small_zoo, num_seen_algorithms=9).setup()
+    with pytest.raises(ConfigError, match="not in the data"):
+        make(zoo_data_dir, small_zoo, unseen=["stylegan9"], distractors=[]).setup()
+    with pytest.raises(ConfigError, match="must also be in data.unseen"):
+        make(zoo_data_dir, small_zoo, distractors=["efs00"]).setup()
+    with pytest.raises(ConfigError, match="layout"):
+        make(zoo_data_dir, small_zoo, layout="ff++")
+
+
+def test_corrupt_image_is_reported_with_its_path(tmp_path, zoo_data_dir, small_zoo):
+    import shutil
+
+    shutil.copytree(zoo_data_dir / "forgery_zoo", tmp_path / "forgery_zoo")
+    victim = sorted((tmp_path / "forgery_zoo" / "sklearn_samples" / "efs00").glob("*.png"))[0]
+    victim.write_bytes(b"not a png")
+    dm = make(tmp_path, small_zoo, in_memory=False)
+    dm.setup()
+    with pytest.raises(CorruptDataError, match=victim.name):
+        for _ in dm.test_dataloader():
+            pass
