@@ -1,24 +1,33 @@
-"""Learning curves from the CSV logger (`<run>/**/metrics.csv`), averaged over the seeds of a
-group and drawn as mean ± std bands, one PNG per metric."""
+"""Learning curves from the CSV logger (`<run>/**/metrics.csv`) or, for runs that logged to W&B
+only, the offline W&B history; averaged over the seeds of a group and drawn as mean ± std
+bands, one PNG per metric."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from reprolab.results.aggregate import group_key
 from reprolab.results.runs import Run
+from reprolab.results.wandb_log import history, run_history_files
 
 CSV_NAME = "metrics.csv"
+
+
+def logged_frames(run: Run) -> Iterator[pd.DataFrame]:
+    """What the run logged: its CSV logger files, then its offline W&B history."""
+    for csv in sorted(run.path.rglob(CSV_NAME)):
+        yield pd.read_csv(csv)
+    for wandb_file in run_history_files(run.path):
+        yield history(wandb_file)
 
 
 def run_curve(run: Run, metric: str) -> pd.Series | None:
     """`metric` against the optimizer step for one run, or None when the run did not log it.
     A metric logged both per step and per epoch is read from its `<metric>_step` column."""
-    for csv in sorted(run.path.rglob(CSV_NAME)):
-        frame = pd.read_csv(csv)
+    for frame in logged_frames(run):
         if metric not in frame.columns and f"{metric}_step" in frame.columns:
             frame = frame.rename(columns={f"{metric}_step": metric})
         if metric not in frame.columns:
