@@ -19,6 +19,8 @@ CONF_DIR = Path(os.environ.get("REPROLAB_CONF", REPO_ROOT / "conf")).resolve()
 def _register_resolvers() -> None:
     # `${cuda_or:a,b}`: a on a machine with CUDA, else b (the `auto` device group uses it).
     OmegaConf.register_new_resolver("cuda_or", lambda a, b: a if torch.cuda.is_available() else b, replace=True)
+    # `${with_seed:${tags},${seed}}`: the run's tags plus `seed<N>`, for W&B filtering.
+    OmegaConf.register_new_resolver("with_seed", lambda tags, seed: [*tags, f"seed{seed}"], replace=True)
 
 
 _register_resolvers()

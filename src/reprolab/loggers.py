@@ -27,7 +27,7 @@ def _wandb_mode(cfg: DictConfig) -> DictConfig:
     """Offline unless `logger.wandb.mode=online` or WANDB_MODE says otherwise."""
     cfg = cfg.copy()
     if cfg.get("mode") is None:
-        cfg.mode = os.environ.get("WANDB_MODE", "offline")
+        cfg.mode = os.environ.get("WANDB_MODE") or "offline"
     return cfg
 
 

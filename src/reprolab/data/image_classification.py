@@ -68,7 +68,7 @@ class ImageClassificationDataModule(L.LightningDataModule):
         self.test_set = self.load(train=False, transform=cifar_transforms(False))
 
     def _loader(self, dataset: Dataset, train: bool) -> DataLoader:
-        sampler = EpochShuffleSampler(len(dataset), self.seed) if train and self.shuffle else None
+        sampler = EpochShuffleSampler(len(dataset), self.seed, self.shuffle) if train else None
         return DataLoader(dataset, batch_size=self.batch_size if train else self.eval_batch_size,
                           sampler=sampler, num_workers=self.num_workers, drop_last=False,
                           persistent_workers=self.num_workers > 0, pin_memory=torch.cuda.is_available())

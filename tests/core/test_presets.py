@@ -1,0 +1,55 @@
+"""Every experiment preset composes, instantiates its objects, and runs a fast_dev_run on CPU."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hydra.utils import instantiate
+from omegaconf import open_dict
+
+from reprolab.config import CONF_DIR, compose
+from reprolab.errors import DatasetNotFoundError
+from reprolab.train import build_task, run
+
+PRESETS = sorted(p.relative_to(CONF_DIR / "experiment").with_suffix("").as_posix()
+                 for p in (CONF_DIR / "experiment").rglob("*.yaml"))
+CPU_OVERRIDES = ["device=cpu", "logger=none", "debug=fdr", "print_config=false"]
+
+
+def compose_preset(name: str, tmp_path: Path, data_root: Path | None):
+    overrides = [f"experiment={name}", *CPU_OVERRIDES]
+    if data_root is not None:
+        overrides.append(f"paths.data_dir={data_root}")
+    cfg = compose(overrides, output_dir=tmp_path)
+    with open_dict(cfg):
+        if "download" in cfg.data:
+            cfg.data.download = False  # tests never touch the network
+        if "num_workers" in cfg.data:
+            cfg.data.num_workers = 0
+    return cfg
+
+
+def test_there_are_presets():
+    assert "cifar10/small_sgd_cpu" in PRESETS and "cifar10/resnet18_sgd" in PRESETS
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_preset_composes_and_instantiates(name, tmp_path):
+    cfg = compose_preset(name, tmp_path, None)
+    assert cfg.paper and cfg.setting and cfg.paper in cfg.tags, "a preset names its paper and setting in tags"
+    instantiate(cfg.data)
+    task = build_task(cfg)
+    assert sum(p.numel() for p in task.parameters()) > 0
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_preset_fast_dev_run(name, tmp_path):
+    cfg = compose_preset(name, tmp_path, None)
+    try:
+        instantiate(cfg.data).setup("fit")
+    except DatasetNotFoundError as err:
+        pytest.skip(f"data absent: {err}")
+    metrics = run(cfg)
+    assert any(k.startswith("test/") for k in metrics), metrics
+    assert (tmp_path / "metrics.json").exists()

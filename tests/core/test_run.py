@@ -1,0 +1,53 @@
+"""A real short run: metrics.json, checkpoints, the sweep value, and reprolab-eval on its checkpoint."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from reprolab.config import compose
+from reprolab.train import run, sweep_value
+from tests.core.cli import run_cli, small_run_args
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory, cifar_folder):
+    run_dir = tmp_path_factory.mktemp("run")
+    result = run_cli("reprolab-train", *small_run_args(run_dir, cifar_folder, "debug=limit"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    return run_dir
+
+
+def test_run_folder_holds_results(finished_run):
+    metrics = json.loads((finished_run / "metrics.json").read_text())
+    assert 0.0 <= metrics["test/acc"] <= 1.0 and metrics["test/loss"] > 0
+    assert metrics["seed"] == 0 and metrics["paper"] == "cifar10" and metrics["setting"] == "small_sgd_cpu"
+    assert "best/val/acc" in metrics and metrics["best_ckpt"].endswith(".ckpt")
+    assert (finished_run / "checkpoints" / "last.ckpt").exists()
+    assert (finished_run / ".hydra" / "config.yaml").exists()
+    assert (finished_run / "csv" / "metrics.csv").read_text().count("\n") > 2
+
+
+def test_eval_reproduces_test_metrics_of_best_checkpoint(finished_run):
+    metrics = json.loads((finished_run / "metrics.json").read_text())
+    result = run_cli("reprolab-eval", f"ckpt_path={metrics['best_ckpt']}", "device=cpu")
+    assert result.returncode == 0, result.stderr[-3000:]
+    evaluated = json.loads((finished_run / "eval" / "metrics.json").read_text())
+    assert evaluated["test/acc"] == pytest.approx(metrics["test/acc"], abs=1e-6)
+    assert evaluated["test/loss"] == pytest.approx(metrics["test/loss"], rel=1e-5)
+
+
+def test_eval_rejects_unknown_group_option(finished_run):
+    result = run_cli("reprolab-eval", f"ckpt_path={finished_run / 'checkpoints' / 'last.ckpt'}", "device=tpu9")
+    assert result.returncode == 2
+    assert "'tpu9' is not an option of group 'device'" in result.stderr and "'cpu'" in result.stderr
+
+
+def test_in_process_run_returns_sweep_value(tmp_path, cifar_folder):
+    cfg = compose(["experiment=cifar10/small_sgd_cpu", f"paths.data_dir={cifar_folder}", "debug=fdr",
+                   "logger=none", "model=mlp", "optimizer.lr=0.01"], output_dir=tmp_path)
+    metrics = run(cfg)
+    assert set(metrics) >= {"test/acc", "test/loss", "seed"}
+    assert sweep_value(cfg, {"best/val/acc": 0.25}) == 0.25
+    assert sweep_value(cfg, {"val/acc": 0.5, "best/val/acc": 0.25}) == 0.5

@@ -1,0 +1,27 @@
+"""`logger=wandb` runs offline by default: the run folder holds the metrics, config and tags, never the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.core.cli import run_cli, small_run_args
+from tests.core.wandb_records import logged_keys, read_records
+
+FAKE_KEY = "sekrit" + "0" * 34
+
+
+def test_wandb_offline_run_holds_metrics_and_no_api_key(tmp_path, cifar_folder):
+    run = tmp_path / "run"
+    env = {"WANDB_API_KEY": FAKE_KEY, "WANDB_MODE": None, "WANDB_DIR": str(tmp_path / "wandb-dir")}
+    result = run_cli("reprolab-train", *small_run_args(run, cifar_folder, "debug=limit", "logger=wandb"), env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    [offline] = list((run / "wandb").glob("offline-run-*/run-*.wandb"))
+    records = read_records(offline)
+    assert {"train/loss_step", "val/acc", "test/acc", "test/loss"} <= logged_keys(records, "history")
+    assert {"test/acc", "val/acc"} <= logged_keys(records, "summary")
+    assert {"data", "model", "optimizer", "device", "seed", "tags"} <= logged_keys(records, "config")
+    [run_record] = [r.run for r in records if r.WhichOneof("record_type") == "run"]
+    assert {"cifar10", "small_sgd_cpu", "seed0"} <= set(run_record.tags)
+    for path in Path(tmp_path).rglob("*"):
+        if path.is_file():
+            assert FAKE_KEY.encode() not in path.read_bytes(), f"API key leaked into {path}"
