@@ -44,9 +44,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--results", type=Path, help="write/refresh this table's block in a RESULTS.md")
     p.add_argument("--figures", type=Path, help="folder for PNGs (default: figures/ next to --results/--out)")
     p.add_argument("--name", help="prefix of the PNG names (default: a hash of the arguments)")
-    p.add_argument("--refresh", nargs="+", type=Path, metavar="RESULTS_MD", help="rerun every block in these files")
+    p.add_argument("--refresh", nargs="*", type=Path, metavar="RESULTS_MD",
+                   help="rerun every generated block in these files (default: experiments/*/RESULTS.md)")
     args = p.parse_args(list(argv))
-    if not args.paths and not args.refresh:
+    if not args.paths and args.refresh is None:
         p.error("give a sweep/runs folder, or --refresh RESULTS.md")
     return args
 
@@ -101,10 +102,13 @@ def _matches(run, where: Sequence[str]) -> bool:
 
 
 def refresh(files: Sequence[Path]) -> int:
-    """Rerun the command of every generated block; a block whose runs are gone is kept as it is."""
-    status = 0
-    for results_md in files:
-        for block in block_args(results_md):
+    """Rerun the command of every generated block; a block whose runs are gone is kept as it is.
+    Paths in blocks are relative to the folder this runs in (the repository root under make)."""
+    for results_md in files or sorted(Path("experiments").glob("*/RESULTS.md")):
+        blocks = block_args(results_md)
+        if not blocks:
+            print(f"{results_md}: no generated tables")
+        for block in blocks:
             args = parse_args([*shlex.split(block), "--results", str(results_md)])
             missing = [p for p in args.paths if not Path(p).exists()]
             if missing:
@@ -113,13 +117,13 @@ def refresh(files: Sequence[Path]) -> int:
             body, _ = make_table(args, f"reprolab-table {block}")
             write_block(results_md, block, body)
             print(f"{results_md}: refreshed {block!r}")
-    return status
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parse_args(argv)
-    if args.refresh:
+    if args.refresh is not None:
         return refresh(args.refresh)
     block = shlex.join(_without_results(argv))
     body, n_bad = make_table(args, f"reprolab-table {block}")
