@@ -136,3 +136,33 @@ class DenseMTLDataModule(SplitDataModule):
 
     def make_loader(self, dataset, shuffle: bool):
         return image_loader(dataset, self.batch_size if shuffle else self.eval_batch_size, shuffle, self.num_workers)
+
+
+NYUV2_URL = "https://www.dropbox.com/sh/86nssgwm6hm3vkb/AACrnUQ4GxpdrBbLjb6n-mWNa?dl=1"  # Nash-MTL README
+
+
+def prepare(name: str, data_dir: str | Path, archive: str | None = None, url: str | None = None) -> Path:
+    """Unpack MTAN's pre-processed archive into `data_dir/<name>`, check the layout, write MANIFEST.sha256."""
+    import shutil
+    import tempfile
+    import urllib.request
+
+    root = Path(data_dir) / name
+    if archive is None:
+        if url is None:
+            raise DatasetNotFoundError(f"give --archive (the zip from the MTAN / Nash-MTL README) or --url for {name}")
+        archive = str(Path(tempfile.mkdtemp()) / f"{name}.zip")
+        print(f"downloading {url} → {archive}")
+        urllib.request.urlretrieve(url, archive)
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.unpack_archive(archive, tmp)
+        inner = next((p.parent for p in Path(tmp).rglob("image") if p.parent.name == "train"), None)
+        if inner is None:
+            raise CorruptDataError(f"'{archive}' holds no train/image folder: is it MTAN's pre-processed {name}?")
+        root.mkdir(parents=True, exist_ok=True)
+        for split in ("train", "val"):
+            shutil.copytree(inner.parent / split, root / split, dirs_exist_ok=True)
+    check_layout(root, name)
+    (root / "MANIFEST.sha256").write_text("\n".join(manifest_lines(root)) + "\n")
+    print(f"{name} ready under {root} ({SPEC[name]['counts']}); MANIFEST.sha256 written")
+    return root

@@ -88,3 +88,18 @@ def test_corrupt_enb_file(tmp_path):
     (path / "energy_efficiency_clean.csv").write_text("a,b\n1,2\n")
     with pytest.raises(CorruptDataError, match="ENB2012"):
         ENBDataModule(str(tmp_path)).setup()
+
+
+def test_prepare_unpacks_an_archive_and_writes_the_manifest(tmp_path, monkeypatch):
+    import shutil
+
+    monkeypatch.setitem(dense.SPEC["nyuv2"], "counts", {"train": 2, "val": 1})
+    src = tmp_path / "src"
+    _fake_dense_tree(src, {"train": 2, "val": 1})
+    archive = shutil.make_archive(str(tmp_path / "nyuv2"), "zip", src)
+    root = dense.prepare("nyuv2", tmp_path / "data", archive=archive)
+    assert (root / "MANIFEST.sha256").read_text().count(".npy") == 12
+    dense.check_layout(root, "nyuv2", verify_checksums=True)
+    bad = shutil.make_archive(str(tmp_path / "bad"), "zip", tmp_path / "src" / "nyuv2" / "val")
+    with pytest.raises(CorruptDataError, match="no train/image"):
+        dense.prepare("nyuv2", tmp_path / "data2", archive=bad)

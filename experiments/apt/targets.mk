@@ -1,0 +1,40 @@
+# APT (MTL weightings x {Adam, Muon} x {plain, APT}): data, paper-scale multiruns, CPU claim check, benchmark.
+.PHONY: data-apt-nyuv2 data-apt-cityscapes data-apt-celeba data-apt-qm9 reproduce-apt-nyuv2 reproduce-apt-cityscapes \
+        reproduce-apt-celeba reproduce-apt-qm9 claim-apt bench-apt
+
+# Override on the command line, e.g. `make reproduce-apt-nyuv2 APT_METHODS=ew,pcgrad APT_SEEDS=0`.
+APT_METHODS ?= ew,uw,dwa,rlw,gradnorm,mgda,pcgrad,gradvac,graddrop,imtl,cagrad,nashmtl,alignedmtl,famo,dbmtl,fairgrad
+APT_OPTIMIZERS ?= adam,apt_adam,muon,apt_muon
+APT_SEEDS ?= 0,1,2
+APT_SWEEP = task.weighting=$(APT_METHODS) optimizer=$(APT_OPTIMIZERS) seed=$(APT_SEEDS) paths.data_dir=$(DATA)
+
+data-apt-nyuv2: ## MTAN pre-processed NYUv2 into $(DATA)/nyuv2 + MANIFEST.sha256 (~3 GB download)
+	$(PY) scripts/data/prepare_nyuv2_mtl.py --data-dir $(DATA)
+
+data-apt-cityscapes: ## MTAN pre-processed Cityscapes: needs ARCHIVE=<zip from the MTAN README>
+	$(PY) scripts/data/prepare_cityscapes_mtl.py --data-dir $(DATA) --archive $(ARCHIVE)
+
+data-apt-celeba: ## CelebA via torchvision (MD5-checked; ~1.4 GB)
+	$(PY) scripts/data/prepare_celeba.py --data-dir $(DATA)
+
+data-apt-qm9: ## QM9 via PyTorch Geometric (~0.5 GB, ~10 min processing)
+	$(PY) scripts/data/prepare_qm9.py --data-dir $(DATA)
+
+reproduce-apt-nyuv2: ## 16 methods x {adam,apt_adam,muon,apt_muon} x 3 seeds, SegNet-MTAN 200 epochs (1 GPU each, W&B; est. ~4 h per run)
+	$(TRAIN) -m experiment=apt/nyuv2 $(APT_SWEEP)
+
+reproduce-apt-cityscapes: ## same grid on Cityscapes seg/depth, SegNet-MTAN 200 epochs (1 GPU each, W&B; est. ~2 h per run)
+	$(TRAIN) -m experiment=apt/cityscapes $(APT_SWEEP)
+
+reproduce-apt-celeba: ## same grid on CelebA 40 attributes, ResNet-18, 15 epochs (1 GPU each, W&B; est. 1-3 h per run: gradient methods pay 40 backward passes)
+	$(TRAIN) -m experiment=apt/celeba $(APT_SWEEP)
+
+reproduce-apt-qm9: ## same grid on QM9 11 targets, MPNN 300 epochs (1 GPU each, W&B; est. ~10 h per run)
+	$(TRAIN) -m experiment=apt/qm9 $(APT_SWEEP)
+
+claim-apt: ## CPU claim check: 8 weightings x {Adam,Muon} x {plain,APT} x 3 seeds on synthetic/digits/ENB2012 + STL -> experiments/apt/results (~15 min of one idle core)
+	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m experiments.apt.claim --out experiments/apt/results --data-dir $(or $(SHARED_DATA),../shared/data)
+
+bench-apt: ## EW / PCGrad / CAGrad / Nash-MTL step time vs T backward passes + one step (~3 min CPU)
+	OMP_NUM_THREADS=1 $(PY) scripts/bench/mtl_overhead.py --model mlp
+	OMP_NUM_THREADS=1 $(PY) scripts/bench/mtl_overhead.py --model mtan --batch 2 --reps 10
