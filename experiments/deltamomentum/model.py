@@ -5,7 +5,7 @@ no biases; separate token embedding and LM head. Q/K/V read the same normalised 
 another, so DeltaMomentum shares one key Gram for each (reprolab.optim.key_hooks).
 
 μP option (``mup_base_width``; Tensor Programs V, Adam table): hidden matrices are ``MuLinear`` with the
-multiplier c = base/width in the forward and init std σ/c, so Adam's update of size lr moves W = c·w by
+multiplier c = base/width in the forward and init std σ·√(base/width)/c (variance ∝ 1/fan_in), so Adam's update of size lr moves W = c·w by
 lr·c (the 1/width hidden learning rate) while the hooked keys are unchanged; logits are multiplied by
 base/width; embeddings and the head keep their learning rate. Attention uses 1/√d_head with d_head fixed.
 """
@@ -115,6 +115,7 @@ class LlamaLM(nn.Module):
             if isinstance(module, MuLinear):
                 # GPT-2 scaling on residual outputs; σ/c so that the effective weight c·w has std σ
                 s = std / math.sqrt(2 * n_layer) if name.endswith((".o", ".down")) else std
+                s *= math.sqrt(1.0 / self.width_mult)  # μP: init variance ∝ 1/fan_in (1 without μP)
                 nn.init.normal_(module.weight, std=s / module.multiplier)
             elif isinstance(module, nn.Linear | nn.Embedding):
                 nn.init.normal_(module.weight, std=std)

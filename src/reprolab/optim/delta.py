@@ -52,7 +52,7 @@ class DeltaMomentumBase(torch.optim.Optimizer):
     """Key capture, the normalised key covariance per Gram and the recall M·C shared by both optimizers."""
 
     def __init__(self, model: nn.Module, defaults: dict, *, eta_scale: str, power_iters: int,
-                 exclude, share_grams: bool, foreach: bool):
+                 exclude, share_grams: bool, foreach: bool, max_keys: int | None = None):
         if eta_scale not in ETA_SCALES:
             raise ValueError(f"eta_scale must be one of {ETA_SCALES}, got {eta_scale!r}")
         if not isinstance(model, nn.Module):
@@ -62,7 +62,7 @@ class DeltaMomentumBase(torch.optim.Optimizer):
         self.eta_scale = eta_scale
         self.power_iters = power_iters
         self.foreach = foreach
-        self.keys = KeyCapture(model, exclude=tuple(exclude), share=share_grams)
+        self.keys = KeyCapture(model, exclude=tuple(exclude), share=share_grams, max_keys=max_keys)
         self.key_scales: dict[str, torch.Tensor] = {}  # last divisor s per Gram (λ̂max for "lmax")
 
     def _normalised_covariance(self, gram: KeyCovariance) -> tuple[torch.Tensor, torch.Tensor]:
@@ -132,11 +132,12 @@ class DeltaAdamW(DeltaMomentumBase):
     def __init__(self, model: nn.Module, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.01, eta: float = 0.5, kappa: str | float = "1-beta",
                  gated: bool = False, eta_scale: str = "lmax", power_iters: int = 1,
-                 exclude=("lm_head",), share_grams: bool = True, foreach: bool = True):
+                 exclude=("lm_head",), share_grams: bool = True, max_keys: int | None = None,
+                 foreach: bool = True):
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, eta=eta,
                         kappa=kappa, gated=gated)
         super().__init__(model, defaults, eta_scale=eta_scale, power_iters=power_iters,
-                         exclude=exclude, share_grams=share_grams, foreach=foreach)
+                         exclude=exclude, share_grams=share_grams, foreach=foreach, max_keys=max_keys)
 
     @torch.no_grad()
     def step(self, closure=None):
@@ -219,11 +220,11 @@ class DeltaSGD(DeltaMomentumBase):
     def __init__(self, model: nn.Module, lr: float = 0.1, momentum: float = 0.9, weight_decay: float = 0.0,
                  nesterov: bool = False, eta: float = 0.5, kappa: str | float = "1", gated: bool = False,
                  eta_scale: str = "lmax", power_iters: int = 1, exclude=("lm_head",),
-                 share_grams: bool = True, foreach: bool = True):
+                 share_grams: bool = True, max_keys: int | None = None, foreach: bool = True):
         defaults = dict(lr=lr, momentum=momentum, weight_decay=weight_decay, nesterov=nesterov, eta=eta,
                         kappa=kappa, gated=gated)
         super().__init__(model, defaults, eta_scale=eta_scale, power_iters=power_iters,
-                         exclude=exclude, share_grams=share_grams, foreach=foreach)
+                         exclude=exclude, share_grams=share_grams, foreach=foreach, max_keys=max_keys)
 
     @torch.no_grad()
     def step(self, closure=None):

@@ -71,6 +71,15 @@ def conv_keys(x: torch.Tensor, module: nn.Conv2d) -> torch.Tensor:
     return cols.transpose(1, 2).reshape(-1, cols.shape[1])
 
 
+def conv_positions(x: torch.Tensor, module: nn.Conv2d) -> int:
+    """Output positions per image (keys per image) of a conv layer."""
+    n = 1
+    for size, k, s, p, d in zip(x.shape[-2:], module.kernel_size, module.stride, module.padding,
+                                module.dilation, strict=True):
+        n *= (size + 2 * p - d * (k - 1) - 1) // s + 1
+    return n
+
+
 def key_dim(module: nn.Module) -> int | None:
     """d_in of the key for a supported layer, or None (the layer's weight keeps the plain EMA)."""
     if isinstance(module, nn.Linear):
@@ -100,10 +109,12 @@ class KeyCapture:
 
     ``exclude``: fnmatch patterns on module names (default keeps the LM head on the plain EMA).
     ``share``: let layers reading the same input tensor share one Gram (identical result, less work).
+    ``max_keys``: use every k-th key so at most this many enter XᵀX per forward (an unbiased estimate of
+    C for conv layers, whose im2col Gram costs 9·C_in/C_out of the forward for 3×3 filters); None = all.
     """
 
-    def __init__(self, model: nn.Module, exclude=("lm_head",), share: bool = True):
-        self.share = share
+    def __init__(self, model: nn.Module, exclude=("lm_head",), share: bool = True, max_keys: int | None = None):
+        self.share, self.max_keys = share, max_keys
         self.layers: dict[nn.Parameter, HookedLayer] = {}
         self._seen: dict[tuple, tuple[weakref.ref, KeyCovariance]] = {}
         for name, module in model.named_modules():
@@ -129,7 +140,13 @@ class KeyCapture:
                 layer.source = hit[1]  # same tensor already captured by a sibling (Q/K/V, gate/up)
                 return
             layer.source = layer.own
-            layer.own.add(keys_of(x.detach(), module))
+            x_keys = x.detach()
+            if self.max_keys and isinstance(module, nn.Conv2d):  # whole images: no unfold of the rest
+                x_keys = x_keys[: max(1, -(-self.max_keys // conv_positions(x_keys, module)))]
+            keys = keys_of(x_keys, module)
+            if self.max_keys and keys.shape[0] > self.max_keys and isinstance(module, nn.Linear):
+                keys = keys[:: -(-keys.shape[0] // self.max_keys)]
+            layer.own.add(keys)
             self._seen[sig] = (weakref.ref(x), layer.own)
 
         return capture

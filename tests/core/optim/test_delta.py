@@ -112,7 +112,7 @@ def test_stationary_regression_converges_to_wiener_fixed_point(cls):
     beta, eta = 0.9, 0.05
     kw = dict(betas=(beta, 0.999)) if cls is DeltaAdamW else dict(momentum=beta, kappa="1-beta")
     opt = cls(layer, lr=0.0, eta=eta, eta_scale="none", **kw)
-    for _ in range(600):
+    for _ in range(300):
         F.mse_loss(layer(x), y).backward()
         opt.step()
         grad = layer.weight.grad.clone()
@@ -196,3 +196,15 @@ def test_bad_options_say_what_is_allowed():
         DeltaSGD(make(), kappa="beta")
     with pytest.raises(TypeError, match="needs the model"):
         DeltaAdamW(list(make().parameters()))
+
+
+def test_max_keys_subsamples_whole_images_for_convs_and_rows_for_linears():
+    from reprolab.optim.key_hooks import conv_positions
+
+    conv = nn.Conv2d(2, 3, 3, stride=2, padding=1)
+    assert conv_positions(torch.zeros(1, 2, 7, 7), conv) == 16
+    model = nn.Sequential(conv, nn.Flatten(), nn.Linear(48, 2))
+    opt = DeltaSGD(model, max_keys=40)
+    model(torch.randn(10, 2, 7, 7)).sum().backward()
+    counts = {layer.name: layer.own.count for layer in opt.keys.layers.values()}
+    assert counts == {"0": 3 * 16, "2": 10}  # ceil(40 / 16) = 3 images; 10 rows ≤ 40 kept
