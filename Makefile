@@ -8,7 +8,7 @@ DATA ?= data
 export PYTHONUNBUFFERED := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-slow lint demo clean data-cifar10 bench-trainer reproduce-cifar10
+.PHONY: help install test test-slow lint demo clean data-cifar10 bench-trainer reproduce-cifar10 tables dashboards wandb-sync reproduce-all
 
 help: ## List every target (with its expected compute)
 	@grep -hE '^[a-zA-Z0-9_%-]+:.*## ' $(MAKEFILE_LIST) | sort -u | \
@@ -41,6 +41,20 @@ bench-trainer: ## Lightning vs plain-PyTorch loop overhead ratio (~2 min CPU)
 
 reproduce-cifar10: ## CIFAR-10 ResNet-18 SGD baseline, 200 epochs (1 GPU, ~1.5 h)
 	$(TRAIN) experiment=cifar10/resnet18_sgd paths.data_dir=$(DATA)
+
+tables: ## Refresh every generated table (and its figures) in experiments/*/RESULTS.md from the runs under logs/ (seconds, CPU)
+	$(VENV)/bin/reprolab-table --refresh
+
+dashboards: ## Write every paper's W&B workspace spec to logs/dashboards/ (offline, seconds); WANDB_MODE=online WANDB_ENTITY=<you> saves them
+	for paper in $$($(VENV)/bin/reprolab-dashboard --list); do $(VENV)/bin/reprolab-dashboard $$paper || exit 1; done
+
+wandb-sync: ## Upload every offline W&B run under logs/ (needs `wandb login` and network; minutes)
+	@runs=$$(find logs -type d -name 'offline-run-*' -path '*/wandb/*' 2>/dev/null | sort); \
+	if [ -z "$$runs" ]; then echo "no offline W&B runs under logs/"; else $(VENV)/bin/wandb sync $$runs; fi
+
+REPRODUCE_TARGETS = $(sort $(filter-out reproduce-all,$(shell grep -hoE '^reproduce-[A-Za-z0-9_.-]+:' $(MAKEFILE_LIST) | tr -d ':')))
+reproduce-all: ## Every reproduce-<paper>-<setting> target in turn, going on past failures (GPU machine; the sum of their computes)
+	$(MAKE) --keep-going $(REPRODUCE_TARGETS)
 
 clean: ## Remove caches and local run folders (keeps .venv and data)
 	rm -rf .pytest_cache .ruff_cache logs outputs multirun

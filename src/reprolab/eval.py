@@ -18,8 +18,8 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 from reprolab.config import CONF_DIR
 from reprolab.errors import ConfigError, ReprolabError, one_line
 from reprolab.run_folder import as_floats, write_metrics
-from reprolab.trainer import build_trainer
 from reprolab.train import build_task
+from reprolab.trainer import build_trainer
 
 
 def run_dir_of(ckpt_path: Path) -> Path:
