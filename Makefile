@@ -31,7 +31,8 @@ lint: ## ruff
 
 demo: ## Small CIFAR-10 run end to end on CPU from the shared folder subset (~3 min), no download
 	$(TRAIN) experiment=cifar10/small_sgd_cpu trainer.max_epochs=3 hydra.run.dir=logs/demo/cifar10
-	@echo "results: logs/demo/cifar10/metrics.json; curves: logs/demo/cifar10/csv/metrics.csv"
+	$(VENV)/bin/reprolab-table logs/demo/cifar10 --out logs/demo/cifar10/table.md --figures logs/demo/cifar10/figures
+	@echo "results: logs/demo/cifar10/metrics.json and table.md; plots: logs/demo/cifar10/figures/*.png"
 
 data-cifar10: ## Download CIFAR-10 into $(DATA)/cifar10 (170 MB)
 	$(PY) -c "from torchvision.datasets import CIFAR10; [CIFAR10('$(DATA)/cifar10', train=t, download=True) for t in (True, False)]"
