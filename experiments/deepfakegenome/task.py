@@ -89,11 +89,15 @@ class DeepfakeTask(Task):
             self.log(f"test/{name}", value)
 
     def _skippable(self, name: str, fn, *args, **kwargs) -> dict:
-        """Run one protocol; a test set too small for it (e.g. under debug=fdr) skips it with a warning."""
+        """Run one protocol. In a debug run on a few test batches (debug=fdr / limit) a protocol the partial
+        test set cannot support is skipped with a warning; in a full run that is a configuration error."""
         try:
             return fn(*args, **kwargs)
         except ValueError as err:
-            rank_zero_warn(f"DeepfakeGenome protocol '{name}' skipped: {err}")
+            trainer = self.trainer
+            if not (trainer.fast_dev_run or trainer.limit_test_batches != 1.0):
+                raise ConfigError(f"DeepfakeGenome protocol '{name}': {err}") from err
+            rank_zero_warn(f"DeepfakeGenome protocol '{name}' skipped on a partial test set: {err}")
             return {}
 
     def score(self, outputs: dict, split) -> dict[str, float]:
@@ -113,7 +117,7 @@ class DeepfakeTask(Task):
 def score_attribution(outputs: dict, split, which=("closed_set", "open_set", "retrieval"), registry_k=(1, 5, 10),
                       registry_pool: int = 20, fpirs=(0.01, 0.1), reduce: str = "max", seed: int = 0) -> dict:
     """Closed-set, open-set and retrieval metrics of an attribution model's test outputs, flat-keyed."""
-    P = protocols
+    P = protocols  # noqa: N806 (short alias for the protocol functions)
     out = {}
     if "closed_set" in which:
         out.update({f"closed/{k}": v for k, v in P.closed_set_attribution(outputs["logits"], outputs["label"]).items()})

@@ -43,3 +43,10 @@ def test_attribution_preset_with_reals_in_training_fails_clearly(zoo_data_dir, t
     cfg = compose(overrides("closed_set", zoo_data_dir, "data.train_reals=true"), output_dir=tmp_path)
     with pytest.raises(ConfigError, match="train_reals=false"):
         run(cfg)
+
+
+def test_protocol_the_test_set_cannot_support_is_an_error_in_a_full_run(zoo_data_dir, tmp_path):
+    # 8 test images per algorithm cannot fill a registry pool of 8 and leave queries
+    cfg = compose(overrides("retrieval", zoo_data_dir, "task.registry_pool=8"), output_dir=tmp_path)
+    with pytest.raises(ConfigError, match="registry_pool"):
+        run(cfg)
