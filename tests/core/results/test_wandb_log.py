@@ -9,6 +9,8 @@ from reprolab.results.runs import find_runs
 from reprolab.results.wandb_log import history, iter_records, run_history_files
 from tests.core.results.run_folders import make_run
 
+pytestmark = pytest.mark.slow  # wandb.init starts its service process: ~10 s on a loaded machine
+
 
 @pytest.fixture(scope="module")
 def wandb_run(tmp_path_factory):

@@ -39,6 +39,7 @@ def test_search_space_keys_exist_in_the_preset(search, experiment):
         assert OmegaConf.select(cfg, key, default="<absent>") != "<absent>", f"{search}: '{key}' not in {experiment}"
 
 
+@pytest.mark.slow  # ~5-12 s on a loaded machine; the preset mechanics are covered by test_multirun's Optuna test
 def test_generic_optuna_preset_takes_its_space_from_the_command_line(tmp_path, monkeypatch):
     code = run_train_cli(monkeypatch, "experiment=cifar10/small_sgd_cpu", f"paths.root_dir={tmp_path}",
                          "print_config=false", f"hydra.sweep.dir={tmp_path / 'sweep'}", "hparams_search=optuna",
