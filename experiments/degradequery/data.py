@@ -125,7 +125,7 @@ class Protac8K:
 
     def tuples(self, rows: pd.DataFrame) -> np.ndarray:
         """[n, 3] int64 (mol, target_id, e3_id) of `rows`."""
-        return rows[["mol", "target_id", "e3_id"]].to_numpy(dtype=np.int64)
+        return rows[["mol", "target_id", "e3_id"]].to_numpy(dtype=np.int64, copy=True)
 
 
 def load_protac8k(

@@ -45,7 +45,7 @@ def fit_classifier(model, inputs: TupleInputs, train: tuple[np.ndarray, np.ndarr
                    cfg: FitConfig, seed: int = 0) -> dict:
     """Train on `train` = (tuples [n,3], labels [n]); restore the best-validation-AUROC epoch."""
     tuples, labels = train
-    y = torch.as_tensor(labels, dtype=torch.float32)
+    y = torch.tensor(np.asarray(labels), dtype=torch.float32)
     gen = torch.Generator().manual_seed(seed)
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     best, best_state, since, history = -1.0, None, 0, []

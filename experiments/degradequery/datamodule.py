@@ -1,0 +1,88 @@
+"""PROTAC-8K as a LightningDataModule (the `reprolab-train experiment=degradequery/...` path).
+
+Batches are dicts `{fp_on, target, e3, [target_seq, e3_seq], label}` gathered by `TupleInputs`; the
+task's counterfactual pretraining reads `pretrain_corpus()` (no validation or test record in it).
+"""
+
+from __future__ import annotations
+
+import lightning as L
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+from reprolab.errors import ConfigError
+
+from .data import load_protac8k
+from .inputs import TupleInputs
+from .splits import SPLITS
+
+
+class Protac8KDataModule(L.LightningDataModule):
+    def __init__(
+        self,
+        data_dir: str,
+        subdir: str = "protac-8k",
+        split: str = "official",
+        val_fraction: float = 0.15,
+        test_fraction: float = 0.2,
+        split_seed: int = 0,
+        seed: int = 0,
+        conflicts: str = "drop",
+        fp_radius: int = 2,
+        fp_bits: int = 2048,
+        use_sequences: bool = False,
+        batch_size: int = 64,
+        num_workers: int = 0,
+        max_targets: int = 512,
+        max_e3s: int = 32,
+    ):
+        super().__init__()
+        if split not in SPLITS:
+            raise ConfigError(f"data.split '{split}' is unknown; choose one of {sorted(SPLITS)}")
+        self.save_hyperparameters()
+        self.data = self.split = self.inputs = None
+
+    def setup(self, stage: str | None = None) -> None:
+        if self.data is not None:
+            return
+        h = self.hparams
+        self.data = load_protac8k(h.data_dir, h.subdir, h.fp_radius, h.fp_bits)
+        if len(self.data.targets) > h.max_targets or len(self.data.e3s) > h.max_e3s:
+            raise ConfigError(f"PROTAC-8K has {len(self.data.targets)} targets / {len(self.data.e3s)} E3s, more than "
+                              f"data.max_targets={h.max_targets} / data.max_e3s={h.max_e3s}; raise them")
+        kwargs = {"seed": h.seed, "conflicts": h.conflicts, "val_fraction": h.val_fraction}
+        if h.split != "official":
+            kwargs.update(test_fraction=h.test_fraction, split_seed=h.split_seed)
+        self.split = SPLITS[h.split](self.data, **kwargs)
+        self.inputs = TupleInputs(self.data, h.use_sequences)
+
+    @property
+    def num_targets(self) -> int:
+        return len(self.data.targets)
+
+    @property
+    def num_e3s(self) -> int:
+        return len(self.data.e3s)
+
+    def pretrain_corpus(self) -> np.ndarray:
+        """[n, 3] (mol, target, e3) of every record pretraining may use."""
+        return self.data.tuples(self.split.pretrain)
+
+    def _collate(self, items) -> dict[str, torch.Tensor]:
+        tuples, labels = zip(*items, strict=True)
+        return {**self.inputs(torch.stack(tuples)), "label": torch.stack(labels).float()}
+
+    def _loader(self, rows, shuffle: bool) -> DataLoader:
+        dataset = TensorDataset(torch.from_numpy(self.data.tuples(rows)), torch.from_numpy(rows.label.to_numpy(dtype=np.int64, copy=True)))
+        return DataLoader(dataset, batch_size=self.hparams.batch_size, shuffle=shuffle,
+                          num_workers=self.hparams.num_workers, collate_fn=self._collate)
+
+    def train_dataloader(self) -> DataLoader:
+        return self._loader(self.split.train, shuffle=True)
+
+    def val_dataloader(self) -> DataLoader:
+        return self._loader(self.split.val, shuffle=False)
+
+    def test_dataloader(self) -> DataLoader:
+        return self._loader(self.split.test, shuffle=False)
