@@ -32,12 +32,17 @@ ADAM_LR = {"synthetic": 1e-2, "digits": 3e-3, "enb": 1e-2}
 BATCH = {"synthetic": 128, "digits": 128, "enb": 64}
 
 
+APT_OPTIONS: dict = {}  # APT options other than the defaults (`--apt key=value`, for ablations)
+
+
 def make_optimizer(kind: str, model, apt: bool, adam_lr: float = 1e-3):
     """Adam (β = 0.9, 0.999); Muon lr 0.02, μ 0.95 on hidden matrices + AdamW 1e-3 on the rest."""
+    options = dict(APT_OPTIONS) if apt else {}
     if kind == "adam":
-        return APTAdamW(model, lr=adam_lr, enabled=apt)
+        options.pop("preserve", None)
+        return APTAdamW(model, lr=adam_lr, enabled=apt, **options)
     if kind == "muon":
-        return APTMuon(model, lr=0.02, adamw_lr=1e-3, enabled=apt)
+        return APTMuon(model, lr=0.02, adamw_lr=1e-3, enabled=apt, **options)
     raise ValueError(f"unknown optimizer {kind!r}; use adam or muon")
 
 
@@ -110,6 +115,24 @@ def load_problems(names, data_dir) -> list[Problem]:
     return [makers[n]() for n in names]
 
 
+def slim(results: dict) -> dict:
+    """Round to 5 significant digits and keep per-step share traces of seed-0 runs only (for the figure)."""
+    def rnd(x):
+        if isinstance(x, float):
+            return float(f"{x:.5g}")
+        if isinstance(x, dict):
+            return {k: rnd(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [rnd(v) for v in x]
+        return x
+
+    for problem in results.values():
+        for run in problem["runs"]:
+            if run["seed"] != 0:
+                run.pop("share_trace", None)
+    return rnd(results)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="experiments/apt/results")
@@ -117,12 +140,19 @@ def main(argv=None) -> None:
     parser.add_argument("--problems", nargs="+", default=["synthetic", "digits", "enb"])
     parser.add_argument("--weightings", nargs="+", default=list(WEIGHTINGS))
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--apt", nargs="*", default=[], metavar="KEY=VALUE",
+                        help="APT option overrides for an ablation, e.g. conflict_weight=0 preserve=none")
     args = parser.parse_args(argv)
+    APT_OPTIONS.clear()
+    for item in args.apt:
+        key, value = item.split("=", 1)
+        APT_OPTIONS[key] = value if key == "preserve" else float(value)
     torch.set_num_threads(1)
     warnings.filterwarnings("ignore", module="cvxpy")
     results = run_grid(load_problems(args.problems, args.data_dir), args.weightings, args.seeds)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    results = slim(results)  # the tables are computed from exactly what claim.json holds
     (out / "claim.json").write_text(json.dumps(results))
     from experiments.apt.report import write_report
 

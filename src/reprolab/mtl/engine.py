@@ -45,13 +45,14 @@ class MTLBackward:
             (comb.loss_weights.detach() * losses).sum().backward()
             return {"weights": comb.loss_weights.detach(), "conflict": None}
         jac, heads = task_jacobian(losses, self.shared, self.specific, method=self.jacobian_method)
-        comb = self.weighting(losses.detach(), jac if self.weighting.needs_jacobian else None)
+        gram = jac @ jac.T  # once: the conflict signal and every Gramian-based aggregator read it
+        comb = self.weighting(losses.detach(), jac if self.weighting.needs_jacobian else None, gram=gram)
         weights = comb.loss_weights.detach()
         shared_grad = comb.shared_grad if comb.shared_grad is not None else weights @ jac
         write_flat_grad(self.shared, shared_grad.detach())
         if heads is not None:
             write_flat_grad(self.specific, weights.to(heads) @ heads)
-        return {"weights": weights, "conflict": conflict_strength(jac)}
+        return {"weights": weights, "conflict": conflict_strength(gram)}
 
 
 def zero_grad(params: Iterable[nn.Parameter]) -> None:

@@ -20,8 +20,10 @@ def flat_numel(params: Sequence[nn.Parameter]) -> int:
     return sum(p.numel() for p in params)
 
 
-def _flatten(grads: Sequence[Tensor | None], params: Sequence[nn.Parameter]) -> Tensor:
-    return torch.cat([(torch.zeros_like(p) if g is None else g).reshape(-1) for g, p in zip(grads, params, strict=True)])
+def _flatten(grads: Sequence[Tensor | None], params: Sequence[nn.Parameter], out: Tensor) -> Tensor:
+    """Concatenate the flattened gradients straight into `out` (one row of J: no extra copy)."""
+    return torch.cat([(torch.zeros_like(p) if g is None else g).reshape(-1) for g, p in zip(grads, params, strict=True)],
+                     out=out)
 
 
 def task_jacobian(
@@ -39,11 +41,10 @@ def task_jacobian(
     params = list(shared) + list(specific)
     n_shared = flat_numel(shared)
     if method == "loop":
-        rows = []
+        full = losses.new_empty((losses.shape[0], flat_numel(params)))
         for t in range(losses.shape[0]):
             grads = torch.autograd.grad(losses[t], params, retain_graph=True, allow_unused=True)
-            rows.append(_flatten(grads, params))
-        full = torch.stack(rows)
+            _flatten(grads, params, out=full[t])
     elif method == "batched":
         eye = torch.eye(losses.shape[0], dtype=losses.dtype, device=losses.device)
         grads = torch.autograd.grad(
@@ -79,17 +80,16 @@ def write_flat_grad(params: Sequence[nn.Parameter], flat: Tensor, accumulate: bo
         raise ValueError(f"flat gradient has {flat.numel()} entries but the parameters hold {offset}")
 
 
-def pairwise_cosine(jac: Tensor, eps: float = 1e-12) -> Tensor:
-    """T×T cosine matrix of the task gradients, from the Gramian J Jᵀ (cheap: T is small)."""
-    gram = jac @ jac.T
+def pairwise_cosine(gram: Tensor, eps: float = 1e-12) -> Tensor:
+    """T×T cosine matrix of the task gradients from their Gramian J Jᵀ."""
     norms = gram.diagonal().clamp_min(eps).sqrt()
     return gram / (norms[:, None] * norms[None, :])
 
 
-def conflict_strength(jac: Tensor) -> float:
-    """max(0, −min_{i≠j} cos(g_i, g_j)) ∈ [0, 1]: 0 when no two task gradients conflict."""
-    if jac.shape[0] < 2:
+def conflict_strength(gram: Tensor) -> float:
+    """max(0, −min_{i≠j} cos(g_i, g_j)) ∈ [0, 1] from the Gramian: 0 when no two task gradients conflict."""
+    if gram.shape[0] < 2:
         return 0.0
-    cos = pairwise_cosine(jac)
+    cos = pairwise_cosine(gram)
     off = cos.masked_fill(torch.eye(cos.shape[0], dtype=torch.bool, device=cos.device), float("inf"))
     return float((-off.min()).clamp(0.0, 1.0))

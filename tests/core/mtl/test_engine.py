@@ -43,6 +43,17 @@ def test_ew_through_the_jacobian_equals_plain_backward_of_the_sum():
     assert 0.0 <= stats["conflict"] <= 1.0
 
 
+def test_gramian_path_equals_the_torchjd_aggregator_on_the_jacobian():
+    from torchjd.aggregation import IMTLG, PCGrad
+
+    jac = torch.randn(3, 7, generator=torch.Generator().manual_seed(1))
+    for name, agg in (("imtl", IMTLG()), ("pcgrad", PCGrad())):
+        torch.manual_seed(0)  # PCGrad's random task order
+        ours = build_weighting(name, 3)(torch.ones(3), jac, gram=jac @ jac.T).shared_grad
+        torch.manual_seed(0)
+        assert torch.allclose(ours, agg(jac), atol=1e-5), name
+
+
 def test_pcgrad_step_writes_the_projected_gradient_and_weighted_heads():
     model, losses = model_and_losses()
     shared, heads = model.shared_parameters(), model.task_specific_parameters()
@@ -64,9 +75,12 @@ def test_wrong_number_of_losses_is_a_clear_error():
 
 
 def test_conflict_strength_is_minus_the_worst_cosine():
-    assert conflict_strength(torch.tensor([[1.0, 0.0], [-1.0, 0.0]])) == pytest.approx(1.0)
-    assert conflict_strength(torch.tensor([[1.0, 0.0], [0.0, 1.0]])) == pytest.approx(0.0)
-    assert conflict_strength(torch.tensor([[1.0, 0.0], [-1.0, 1.0]])) == pytest.approx(2**-0.5, rel=1e-5)
+    def strength(jac):
+        return conflict_strength(jac @ jac.T)
+
+    assert strength(torch.tensor([[1.0, 0.0], [-1.0, 0.0]])) == pytest.approx(1.0)
+    assert strength(torch.tensor([[1.0, 0.0], [0.0, 1.0]])) == pytest.approx(0.0)
+    assert strength(torch.tensor([[1.0, 0.0], [-1.0, 1.0]])) == pytest.approx(2**-0.5, rel=1e-5)
 
 
 HIGHER = {"acc": True, "err": False}

@@ -44,9 +44,12 @@ class Aggregated(Weighting):
         self.name = aggregator
         self.aggregator = make_aggregator(aggregator, n_tasks, **kwargs)
 
-    def forward(self, losses: Tensor, jac: Tensor | None = None) -> Combination:
+    def forward(self, losses: Tensor, jac: Tensor | None = None, gram: Tensor | None = None) -> Combination:
         self.check(losses, jac)
         agg = self.aggregator
+        if isinstance(agg, jd.GramianWeightedAggregator):  # reuse the engine's Gramian J Jᵀ
+            weights = agg.gramian_weighting(jac @ jac.T if gram is None else gram).to(jac)
+            return Combination(loss_weights=weights, shared_grad=weights @ jac)
         if isinstance(agg, jd.WeightedAggregator):
             weights = agg.weighting(jac).to(jac)
             return Combination(loss_weights=weights, shared_grad=weights @ jac)

@@ -4,6 +4,7 @@ A weighting never touches parameters itself. It returns `Combination(shared_grad
 - `shared_grad` (n,) is the combined gradient of the shared parameters when the method aggregates
   per-task gradients (PCGrad, CAGrad, ...); None for loss-based methods, whose shared gradient is simply
   ∇ Σ_t w_t L_t.
+`forward(losses, jac=None, gram=None)`: `gram` = J Jᵀ when the engine already has it (computed once per step).
 - `loss_weights` (T,) weigh the task-specific (head) gradients, and the loss for loss-based methods.
 `reprolab.mtl.engine.MTLBackward` turns this into `.grad` so that any optimizer drops in.
 """
@@ -33,7 +34,7 @@ class Weighting(nn.Module):
             raise ValueError(f"n_tasks must be >= 1, got {n_tasks}")
         self.n_tasks = n_tasks
 
-    def forward(self, losses: Tensor, jac: Tensor | None = None) -> Combination:  # pragma: no cover
+    def forward(self, losses: Tensor, jac: Tensor | None = None, gram: Tensor | None = None) -> Combination:  # pragma: no cover
         raise NotImplementedError
 
     def check(self, losses: Tensor, jac: Tensor | None) -> None:

@@ -23,7 +23,7 @@ class GradNorm(Weighting):
         self.opt = inner_adam([self.weights], lr=lr)
         self.initial: Tensor | None = None
 
-    def forward(self, losses: Tensor, jac: Tensor | None = None) -> Combination:
+    def forward(self, losses: Tensor, jac: Tensor | None = None, gram: Tensor | None = None) -> Combination:
         self.check(losses, jac)
         losses = losses.detach().to(self.weights)
         if self.initial is None:
@@ -57,7 +57,7 @@ class DBMTL(Weighting):
         self.buffer: Tensor | None = None
         self.step = 0
 
-    def forward(self, losses: Tensor, jac: Tensor | None = None) -> Combination:
+    def forward(self, losses: Tensor, jac: Tensor | None = None, gram: Tensor | None = None) -> Combination:
         self.check(losses, jac)
         losses = losses.detach()
         log_grads = jac / (losses[:, None] + self.eps)

@@ -14,7 +14,7 @@ from reprolab.mtl.weightings.base import Combination, Weighting, inner_adam
 class EW(Weighting):
     """Equal weighting: w_t = 1, i.e. the gradient of Σ_t L_t (the usual 'linear scalarisation')."""
 
-    def forward(self, losses: Tensor, jac: Tensor | None = None) -> Combination:
+    def forward(self, losses: Tensor, jac: Tensor | None = None, gram: Tensor | None = None) -> Combination:
         self.check(losses, jac)
         return Combination(loss_weights=torch.ones_like(losses))
 
@@ -29,7 +29,7 @@ class UW(Weighting):
         self.log_vars = nn.Parameter(torch.zeros(n_tasks))
         self.opt = inner_adam([self.log_vars], lr=lr)
 
-    def forward(self, losses: Tensor, jac: Tensor | None = None) -> Combination:
+    def forward(self, losses: Tensor, jac: Tensor | None = None, gram: Tensor | None = None) -> Combination:
         self.check(losses, jac)
         losses = losses.detach()
         weights = 0.5 * torch.exp(-self.log_vars.detach())
@@ -52,7 +52,7 @@ class DWA(Weighting):
         self.count = 0
         self.history: list[Tensor] = []
 
-    def forward(self, losses: Tensor, jac: Tensor | None = None) -> Combination:
+    def forward(self, losses: Tensor, jac: Tensor | None = None, gram: Tensor | None = None) -> Combination:
         self.check(losses, jac)
         self.running += losses.detach().to(self.running)
         self.count += 1
@@ -72,7 +72,7 @@ class DWA(Weighting):
 class RLW(Weighting):
     """Random loss weighting (Lin et al., TMLR 2022): w = softmax(z), z ~ N(0, I) drawn every step."""
 
-    def forward(self, losses: Tensor, jac: Tensor | None = None) -> Combination:
+    def forward(self, losses: Tensor, jac: Tensor | None = None, gram: Tensor | None = None) -> Combination:
         self.check(losses, jac)
         z = torch.randn(self.n_tasks, device=losses.device, dtype=losses.dtype)
         return Combination(loss_weights=torch.softmax(z, dim=0))
@@ -104,7 +104,7 @@ class FAMO(Weighting):
         self.logits.grad = grad
         self.opt.step()
 
-    def forward(self, losses: Tensor, jac: Tensor | None = None) -> Combination:
+    def forward(self, losses: Tensor, jac: Tensor | None = None, gram: Tensor | None = None) -> Combination:
         self.check(losses, jac)
         losses = losses.detach()
         self.update(losses)
