@@ -52,30 +52,32 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
-def make_table(args: argparse.Namespace, command: str) -> tuple[str, int]:
-    """The markdown body for `args` (table, failures, figures) and the number of runs that did not finish."""
+def make_table(args: argparse.Namespace, command: str) -> str:
+    """The markdown for `args`: provenance line, table, runs that did not finish, figures."""
     runs = [r for r in find_runs(args.paths) if _matches(r, args.where)]
     if not runs:
-        raise SystemExit(f"error: no run folders (with .hydra/config.yaml) under {' '.join(args.paths)}")
+        raise FileNotFoundError(f"no run folders (with .hydra/config.yaml) under {' '.join(args.paths)}")
     specs = list(args.plugin) + ([] if args.no_paper_plugins else paper_plugins(runs))
     derived = apply_plugins(runs, specs)
     group_by = args.group_by if args.group_by is not None else default_group_by(runs)
-    metrics = args.metric or default_metrics(runs) + [m for m in derived if m not in default_metrics(runs)]
+    metrics = args.metric or list(dict.fromkeys(default_metrics(runs) + derived))
     rows = aggregate(runs, group_by, metrics)
     n_bad = sum(len(r.failed) + len(r.incomplete) for r in rows)
     n_ok = sum(r.n_finished for r in rows)
-    anchor = (args.results or args.out or Path("x")).parent
+    target = args.results or args.out  # figure links are relative to the markdown file
     body = f"Runs: {', '.join(f'`{p}`' for p in args.paths)} — {n_ok} finished, {n_bad} not finished. "
     body += f"Made by `{command}`.\n\n"
     body += render_table(rows, group_by, metrics, args.digits)
     body += render_failures(rows, relative_to=Path.cwd())
     for png in _figures(args, runs, group_by, command):
-        body += f"\n![{png.stem}]({os.path.relpath(png, anchor)})\n"
-    return body, n_bad
+        body += f"\n![{png.stem}]({os.path.relpath(png, target.parent if target else Path.cwd())})\n"
+    return body
 
 
 def _figures(args: argparse.Namespace, runs, group_by, command: str) -> list[Path]:
-    folder = args.figures or ((args.results or args.out).parent / "figures" if (args.results or args.out) else None)
+    """PNG curves in --figures, else figures/ next to the markdown file; none for stdout only."""
+    target = args.results or args.out
+    folder = args.figures or (target.parent / "figures" if target else None)
     if args.no_curves or folder is None:
         return []
     curves = args.curve or _default_curves(runs)
@@ -110,12 +112,11 @@ def refresh(files: Sequence[Path]) -> int:
             print(f"{results_md}: no generated tables")
         for block in blocks:
             args = parse_args([*shlex.split(block), "--results", str(results_md)])
-            missing = [p for p in args.paths if not Path(p).exists()]
-            if missing:
-                print(f"{results_md}: kept the block for {block!r}: {', '.join(missing)} not on disk", file=sys.stderr)
+            try:
+                write_block(results_md, block, make_table(args, f"reprolab-table {block}"))
+            except FileNotFoundError as err:  # runs not on this machine: keep what the file says
+                print(f"{results_md}: kept the block for {block!r}: {err}", file=sys.stderr)
                 continue
-            body, _ = make_table(args, f"reprolab-table {block}")
-            write_block(results_md, block, body)
             print(f"{results_md}: refreshed {block!r}")
     return 0
 
@@ -123,10 +124,16 @@ def refresh(files: Sequence[Path]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parse_args(argv)
-    if args.refresh is not None:
-        return refresh(args.refresh)
+    try:
+        return refresh(args.refresh) if args.refresh is not None else write_table(args, argv)
+    except (FileNotFoundError, ValueError) as err:  # no runs there, a bad plugin: one line, not a traceback
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+def write_table(args: argparse.Namespace, argv: Sequence[str]) -> int:
     block = shlex.join(_without_results(argv))
-    body, n_bad = make_table(args, f"reprolab-table {block}")
+    body = make_table(args, f"reprolab-table {block}")
     print(body)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

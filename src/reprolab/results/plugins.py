@@ -28,7 +28,10 @@ def load_plugin(spec: str) -> Plugin:
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise ValueError(f"plugin '{spec}' must look like 'package.module:function'")
-    module = importlib.import_module(module_name)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as err:
+        raise ValueError(f"plugin '{spec}': cannot import '{module_name}' ({err})") from err
     try:
         fn = getattr(module, attr)
     except AttributeError:

@@ -119,16 +119,20 @@ def test_paper_plugin_found_by_convention(sweep, tmp_path, monkeypatch):
     assert "delta_pct" not in out.read_text()
 
 
-def test_bad_plugin_and_missing_folder_are_clear_errors(sweep, tmp_path):
-    with pytest.raises(ValueError, match="must look like 'package.module:function'"):
-        table.main([str(sweep), "--plugin", "no_colon"])
-    with pytest.raises(ValueError, match="has no function 'nope'"):
-        table.main([str(sweep), "--plugin", "reprolab.results.plugins:nope"])
-    with pytest.raises(FileNotFoundError, match="no such runs folder"):
-        table.main([str(tmp_path / "absent")])
+def test_bad_plugin_and_missing_folder_are_one_line_errors(sweep, tmp_path, capsys):
     (tmp_path / "empty").mkdir()
-    with pytest.raises(SystemExit, match="no run folders"):
-        table.main([str(tmp_path / "empty")])
+    cases = [
+        (["--plugin", "no_colon"], "must look like 'package.module:function'"),
+        (["--plugin", "reprolab.results.plugins:nope"], "has no function 'nope'"),
+        (["--plugin", "experiments.no_such_paper.tables:derive_metrics"], "cannot import 'experiments.no_such_paper"),
+    ]
+    for extra, message in cases:
+        assert table.main([str(sweep), *extra]) == 2
+        assert message in capsys.readouterr().err
+    assert table.main([str(tmp_path / "absent")]) == 2
+    assert "error: no such runs folder" in capsys.readouterr().err
+    assert table.main([str(tmp_path / "empty")]) == 2
+    assert "error: no run folders (with .hydra/config.yaml)" in capsys.readouterr().err
 
 
 def test_results_md_block_is_written_refreshed_and_kept(sweep, tmp_path, monkeypatch):
