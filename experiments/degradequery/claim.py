@@ -39,6 +39,7 @@ class ClaimConfig:
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
     splits: tuple[str, ...] = ("official", "scaffold", "target_e3")
     models: tuple[str, ...] = MODELS
+    mol_encoder: str = "ecfp"  # ecfp | gin
     hidden: int = 256
     dim: int = 64
     dropout: float = 0.3
@@ -76,14 +77,14 @@ class NeuralModels:
     """Builds, pretrains (cached per corpus and seed) and fine-tunes the neural models of the table."""
 
     def __init__(self, data: Protac8K, cfg: ClaimConfig):
-        self.data, self.cfg, self.inputs = data, cfg, TupleInputs(data)
+        self.data, self.cfg, self.inputs = data, cfg, TupleInputs(data, mol_encoder=cfg.mol_encoder)
         self._pretrained: dict[tuple, dict] = {}
 
     def new(self, use_tuple: bool = True) -> DegradeQuery:
         c = self.cfg
         return DegradeQuery(fp_bits=self.data.fingerprints.shape[1], num_targets=len(self.data.targets),
                             num_e3s=len(self.data.e3s), hidden=c.hidden, dim=c.dim, dropout=c.dropout,
-                            input_dropout=c.input_dropout, use_tuple=use_tuple)
+                            input_dropout=c.input_dropout, use_tuple=use_tuple, mol_encoder=c.mol_encoder)
 
     def pretrained(self, corpus: pd.DataFrame, key: tuple, seed: int) -> DegradeQuery:
         if key not in self._pretrained:
@@ -254,9 +255,11 @@ def main(argv=None) -> None:
     parser.add_argument("--splits", nargs="+", default=list(ClaimConfig.splits))
     parser.add_argument("--models", nargs="+", default=list(MODELS))
     parser.add_argument("--no-few-shot", action="store_true")
+    parser.add_argument("--mol-encoder", default="ecfp", choices=["ecfp", "gin"])
     parser.add_argument("--smoke", action="store_true", help="tiny budgets: checks the pipeline runs, numbers mean nothing")
     args = parser.parse_args(argv)
-    cfg = ClaimConfig(seeds=tuple(args.seeds), splits=tuple(args.splits), models=tuple(args.models))
+    cfg = ClaimConfig(seeds=tuple(args.seeds), splits=tuple(args.splits), models=tuple(args.models),
+                      mol_encoder=args.mol_encoder)
     if args.smoke:
         cfg = smoke_config(cfg)
     result = run_claim(args.data_dir, cfg, few_shot=not args.no_few_shot, out=Path(args.out))

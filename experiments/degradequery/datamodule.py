@@ -1,6 +1,6 @@
 """PROTAC-8K as a LightningDataModule (the `reprolab-train experiment=degradequery/...` path).
 
-Batches are dicts `{fp_on, target, e3, [target_seq, e3_seq], label}` gathered by `TupleInputs`; the
+Batches are dicts `{mol, target, e3, [target_seq, e3_seq], label}` (mol: ECFP on-bits or a graph dict) gathered by `TupleInputs`; the
 task's counterfactual pretraining reads `pretrain_corpus()` (no validation or test record in it).
 """
 
@@ -32,6 +32,7 @@ class Protac8KDataModule(L.LightningDataModule):
         fp_radius: int = 2,
         fp_bits: int = 2048,
         use_sequences: bool = False,
+        mol_encoder: str = "ecfp",
         batch_size: int = 64,
         num_workers: int = 0,
         max_targets: int = 512,
@@ -55,7 +56,7 @@ class Protac8KDataModule(L.LightningDataModule):
         if h.split != "official":
             kwargs.update(test_fraction=h.test_fraction, split_seed=h.split_seed)
         self.split = SPLITS[h.split](self.data, **kwargs)
-        self.inputs = TupleInputs(self.data, h.use_sequences)
+        self.inputs = TupleInputs(self.data, h.use_sequences, h.mol_encoder)
 
     @property
     def num_targets(self) -> int:

@@ -6,6 +6,7 @@ import numpy as np
 import torch
 
 from .data import Protac8K
+from .graphs import MolGraphs
 
 
 def on_bit_table(fingerprints: np.ndarray) -> torch.Tensor:
@@ -19,15 +20,21 @@ def on_bit_table(fingerprints: np.ndarray) -> torch.Tensor:
 
 
 class TupleInputs:
-    """Holds the fingerprint and sequence tables once; gathers a batch's rows from them."""
+    """Holds the molecule (fingerprint or graph) and sequence tables once; gathers a batch's rows from them.
 
-    def __init__(self, data: Protac8K, use_sequences: bool = False):
-        self.fp_on = on_bit_table(data.fingerprints)
+    `mol_encoder='ecfp'` gives the molecule input as on-bit indices [B, L]; 'gin' as a graph dict.
+    """
+
+    def __init__(self, data: Protac8K, use_sequences: bool = False, mol_encoder: str = "ecfp"):
+        if mol_encoder not in ("ecfp", "gin"):
+            raise ValueError(f"mol_encoder must be 'ecfp' or 'gin', got '{mol_encoder}'")
+        self.fp_on = on_bit_table(data.fingerprints) if mol_encoder == "ecfp" else None
+        self.graphs = MolGraphs.from_smiles(data.smiles) if mol_encoder == "gin" else None
         self.target_seq = torch.from_numpy(data.target_seq) if use_sequences else None
         self.e3_seq = torch.from_numpy(data.e3_seq) if use_sequences else None
 
-    def molecules(self, mol: torch.Tensor) -> torch.Tensor:
-        return self.fp_on[mol]
+    def molecules(self, mol: torch.Tensor) -> torch.Tensor | dict[str, torch.Tensor]:
+        return self.fp_on[mol] if self.graphs is None else self.graphs.gather(mol)
 
     def proteins(self, target: torch.Tensor, e3: torch.Tensor) -> dict[str, torch.Tensor]:
         out = {"target": target, "e3": e3}
@@ -40,4 +47,4 @@ class TupleInputs:
         if tuples.ndim != 2 or tuples.shape[1] != 3:
             raise ValueError(f"expected (mol, target, e3) tuples of shape [n, 3], got {tuple(tuples.shape)}")
         mol, target, e3 = tuples.unbind(-1)
-        return {"fp_on": self.molecules(mol), **self.proteins(target, e3)}
+        return {"mol": self.molecules(mol), **self.proteins(target, e3)}

@@ -1,6 +1,6 @@
 """DegradeQuery: a tuple-conditioned encoder with a compatibility scorer and a degradation head.
 
-z = f([m, t, e, m*t, m*e, t*e]) with m = g(ECFP(molecule)), t, e = target / E3 embeddings (plus a
+z = f([m, t, e, m*t, m*e, t*e]) with m = g(ECFP(molecule)) (or a GIN on the molecular graph), t, e = target / E3 embeddings (plus a
 projection of sequence features where a sequence is known). Counterfactual pretraining (see
 `pretrain.py`) trains `compatibility(z)` to tell observed tuples from corrupted ones; fine-tuning
 trains `classifier(z)` for high vs low degradation. With `use_tuple=False` the target and E3
@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import torch
 from torch import nn
+
+from .graphs import GINEncoder
 
 
 def mlp(sizes: list[int], dropout: float) -> nn.Sequential:
@@ -71,10 +73,17 @@ class DegradeQuery(nn.Module):
         input_dropout: float = 0.1,
         use_tuple: bool = True,
         seq_dim: int = 0,
+        mol_encoder: str = "ecfp",
+        gin_layers: int = 3,
     ):
         super().__init__()
         self.use_tuple = use_tuple
-        self.molecule = FingerprintEncoder(fp_bits, hidden, dim, dropout, input_dropout)
+        if mol_encoder == "ecfp":
+            self.molecule = FingerprintEncoder(fp_bits, hidden, dim, dropout, input_dropout)
+        elif mol_encoder == "gin":
+            self.molecule = GINEncoder(hidden, dim, gin_layers, dropout)
+        else:
+            raise ValueError(f"mol_encoder must be 'ecfp' or 'gin', got '{mol_encoder}'")
         self.target = nn.Embedding(num_targets, dim)
         self.e3 = nn.Embedding(num_e3s, dim)
         self.target_seq = nn.Linear(seq_dim, dim) if seq_dim else None
@@ -92,13 +101,13 @@ class DegradeQuery(nn.Module):
             t, e = t + self.target_seq(target_seq), e + self.e3_seq(e3_seq)
         return self.fuse(torch.cat([m, t, e, m * t, m * e, t * e], dim=-1))
 
-    def encode(self, fp_on, target, e3, target_seq=None, e3_seq=None) -> torch.Tensor:
-        return self.tuple_embedding(self.molecule(fp_on), target, e3, target_seq, e3_seq)
+    def encode(self, mol, target, e3, target_seq=None, e3_seq=None) -> torch.Tensor:
+        return self.tuple_embedding(self.molecule(mol), target, e3, target_seq, e3_seq)
 
-    def compatibility(self, fp_on, target, e3, target_seq=None, e3_seq=None) -> torch.Tensor:
+    def compatibility(self, mol, target, e3, target_seq=None, e3_seq=None) -> torch.Tensor:
         """Logit that the tuple was observed (counterfactual pretraining)."""
-        return self.compat_head(self.encode(fp_on, target, e3, target_seq, e3_seq)).squeeze(-1)
+        return self.compat_head(self.encode(mol, target, e3, target_seq, e3_seq)).squeeze(-1)
 
-    def forward(self, fp_on, target, e3, target_seq=None, e3_seq=None) -> torch.Tensor:
+    def forward(self, mol, target, e3, target_seq=None, e3_seq=None) -> torch.Tensor:
         """Logit of high degradation (fine-tuning)."""
-        return self.classifier(self.encode(fp_on, target, e3, target_seq, e3_seq)).squeeze(-1)
+        return self.classifier(self.encode(mol, target, e3, target_seq, e3_seq)).squeeze(-1)

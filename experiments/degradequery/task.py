@@ -17,7 +17,7 @@ from reprolab.task import Task
 
 from .pretrain import pretrain
 
-BATCH_KEYS = ("fp_on", "target", "e3", "label")
+BATCH_KEYS = ("mol", "target", "e3", "label")
 
 
 class DegradeQueryTask(Task):
@@ -43,10 +43,10 @@ class DegradeQueryTask(Task):
 
     def _logits(self, batch: dict) -> torch.Tensor:
         ok = isinstance(batch, dict) and all(k in batch for k in BATCH_KEYS)
-        if not ok or batch["fp_on"].ndim != 2 or batch["target"].shape != batch["label"].shape:
+        if not ok or batch["target"].ndim != 1 or batch["target"].shape != batch["label"].shape:
             got = sorted(batch) if isinstance(batch, dict) else type(batch).__name__
-            raise ConfigError(f"DegradeQueryTask expects a dict batch with {BATCH_KEYS} (fp_on [B, L], "
-                              f"target/e3/label [B]), got {got}: use data=protac8k")
+            raise ConfigError(f"DegradeQueryTask expects a dict batch with {BATCH_KEYS} (target/e3/label [B]), "
+                              f"got {got}: use data=protac8k")
         return self.model(**{k: v for k, v in batch.items() if k != "label"})
 
     def training_step(self, batch, batch_idx):

@@ -10,7 +10,7 @@ from experiments.degradequery.task import DegradeQueryTask
 from reprolab.config import compose
 from reprolab.errors import ConfigError, DatasetNotFoundError
 
-PRESETS = ["main", "no_pretrain", "molecule_only", "scaffold", "target_e3", "main_sequences"]
+PRESETS = ["main", "no_pretrain", "molecule_only", "scaffold", "target_e3", "main_sequences", "main_gin"]
 
 
 @pytest.mark.parametrize("preset", PRESETS)
