@@ -92,15 +92,17 @@ class SweepReport(Callback):
 
 
 def check_slurm_sizes(config: DictConfig) -> None:
-    """A SLURM job must start one task per device Lightning will use, or Lightning refuses the
-    world size; `device.devices=-1` ('all GPUs here') cannot size a reservation."""
+    """A SLURM job must start one task per device Lightning will use (and, on GPUs, one GPU per
+    task), or Lightning refuses the world size; `device.devices=-1` ('all GPUs here') cannot size a
+    reservation."""
     launcher = config.hydra.get("launcher")
     if launcher is None or "SlurmLauncher" not in str(launcher.get("_target_", "")):
         return
     gpus, tasks = launcher.get("gpus_per_node"), launcher.get("tasks_per_node")
-    if not isinstance(gpus, int) or gpus < 1 or tasks != gpus:
+    on_cpu = config.device.get("accelerator") == "cpu"
+    if not isinstance(tasks, int) or tasks < 1 or not (on_cpu or gpus == tasks):
         err = ConfigError(
-            f"hydra/launcher=slurm needs a GPU count per node, got gpus_per_node={gpus} "
+            f"hydra/launcher=slurm needs a device count per node, got gpus_per_node={gpus} "
             f"tasks_per_node={tasks} (from device.devices={config.device.get('devices')}); "
             "set device.devices=<GPUs per node> (and device.num_nodes=<nodes> with device=multinode)"
         )

@@ -62,3 +62,10 @@ def test_all_local_gpus_cannot_size_a_reservation(tmp_path, monkeypatch, sbatch_
     assert sbatch_scripts == []  # refused before anything was submitted
     err = capsys.readouterr().err
     assert "gpus_per_node=-1" in err and "set device.devices=<GPUs per node>" in err
+
+
+def test_cpu_runs_may_reserve_no_gpu(tmp_path, monkeypatch, sbatch_scripts):
+    args = sweep_args(tmp_path, "hydra/launcher=slurm", "device=ddp_cpu", "hydra.launcher.gpus_per_node=null")
+    assert run_train_cli(monkeypatch, *args) == 1
+    flags = sbatch_flags(sbatch_scripts[0])
+    assert flags["ntasks-per-node"] == "2" and "gpus-per-node" not in flags
