@@ -20,6 +20,7 @@ from typing import Any
 
 from hydra.core.utils import JobReturn, JobStatus
 from hydra.experimental.callback import Callback
+from hydra.types import RunMode
 from omegaconf import DictConfig
 
 from reprolab.errors import ConfigError, one_line
@@ -81,7 +82,8 @@ class SweepReport(Callback):
             if not error_file.exists():
                 err = job_return._return_value
                 error_file.write_text(f"{type(err).__name__}: {one_line(err)}\n")
-        write_report(config.hydra.sweep.dir)
+        if config.hydra.mode == RunMode.MULTIRUN:  # a single run has no sweep folder to report in
+            write_report(config.hydra.sweep.dir)
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         report = write_report(config.hydra.sweep.dir)

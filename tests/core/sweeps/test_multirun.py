@@ -68,6 +68,14 @@ def test_failed_runs_inside_a_sweep_are_reported_not_hidden(tmp_path, monkeypatc
     assert "RuntimeError: CUDA out of memory (fake)" in text and "CorruptDataError" in text
 
 
+def test_single_run_writes_no_sweep_report(tmp_path, monkeypatch):
+    args = ["experiment=cifar10/small_sgd_cpu", f"paths.root_dir={tmp_path}", "print_config=false",
+            f"hydra.run.dir={tmp_path / 'run'}", "seed=102"]
+    assert run_train_cli(monkeypatch, *args) != 0
+    assert (tmp_path / "run" / "error.txt").read_text() == "RuntimeError: CUDA out of memory (fake)\n"
+    assert not (tmp_path / "logs" / "multiruns").exists()
+
+
 def test_optuna_preset_runs_three_trials_and_resumes_from_its_storage(tmp_path, monkeypatch):
     base = ["experiment=cifar10/small_sgd_cpu", f"paths.root_dir={tmp_path}", "print_config=false",
             "hydra/callbacks=sweep_report", "hparams_search=cifar10_optuna", "hydra.sweeper.n_trials=3"]
