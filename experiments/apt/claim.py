@@ -136,6 +136,7 @@ def slim(results: dict) -> dict:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="experiments/apt/results")
+    parser.add_argument("--figures", default=None, help="where the PNGs go (default: --out)")
     parser.add_argument("--data-dir", default="../shared/data")
     parser.add_argument("--problems", nargs="+", default=["synthetic", "digits", "enb"])
     parser.add_argument("--weightings", nargs="+", default=list(WEIGHTINGS))
@@ -156,7 +157,7 @@ def main(argv=None) -> None:
     (out / "claim.json").write_text(json.dumps(results))
     from experiments.apt.report import write_report
 
-    print(write_report(results, out))
+    print(write_report(results, out, args.figures and Path(args.figures)))
 
 
 if __name__ == "__main__":

@@ -34,8 +34,8 @@ def _fmt(values) -> str:
     return f"{np.mean(values):+.2f} ± {np.std(values):.2f}"
 
 
-def write_report(results: dict, out: Path) -> str:
-    """Markdown tables (returned and written to out/claim.md) and PNG figures under out/."""
+def write_report(results: dict, out: Path, figures: Path | None = None) -> str:
+    """Markdown tables (returned and written to out/claim.md) and PNG figures under `figures` (default out)."""
     lines = []
     summaries = {name: summarise(p) for name, p in results.items()}
     for name, problem in results.items():
@@ -71,7 +71,9 @@ def write_report(results: dict, out: Path) -> str:
     text = "\n".join(lines) + "\n"
     out.mkdir(parents=True, exist_ok=True)
     (out / "claim.md").write_text(text)
-    _figures(results, summaries, out)
+    figures = Path(figures or out)
+    figures.mkdir(parents=True, exist_ok=True)
+    _figures(results, summaries, figures)
     return text
 
 

@@ -33,7 +33,7 @@ reproduce-apt-qm9: ## same grid on QM9 11 targets, MPNN 300 epochs (1 GPU each, 
 	$(TRAIN) -m experiment=apt/qm9 $(APT_SWEEP)
 
 claim-apt: ## CPU claim check: 8 weightings x {Adam,Muon} x {plain,APT} x 3 seeds on synthetic/digits/ENB2012 + STL -> experiments/apt/results (~15 min of one idle core)
-	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m experiments.apt.claim --out experiments/apt/results --data-dir $(or $(SHARED_DATA),../shared/data)
+	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m experiments.apt.claim --out experiments/apt/results --figures experiments/apt/figures --data-dir $(or $(SHARED_DATA),../shared/data)
 
 bench-apt: ## EW / PCGrad / CAGrad / Nash-MTL step time vs T backward passes + one step (~3 min CPU)
 	OMP_NUM_THREADS=1 $(PY) scripts/bench/mtl_overhead.py --model mlp
