@@ -15,6 +15,8 @@ from reprolab.results.runs import flatten
 from reprolab.train import run
 
 PAPERS = available()
+# One short real run per paper; cifar10's in the default suite, the others with the slow tests.
+RUN_CHECKS = [p if p == "cifar10" else pytest.param(p, marks=pytest.mark.slow) for p in PAPERS]
 TINY = ["trainer.max_epochs=1", "+trainer.limit_train_batches=2", "+trainer.limit_val_batches=1",
         "+trainer.limit_test_batches=1", "trainer.log_every_n_steps=1", "trainer.enable_progress_bar=false",
         "trainer.enable_model_summary=false", "logger=csv", "print_config=false"]
@@ -40,7 +42,7 @@ def test_offline_spec_file_holds_every_panel(paper, tmp_path):
     assert {f["key"]["name"]: f["value"] for f in run_set["filters"]["filters"]} == spec["runs"]["filters"]
 
 
-@pytest.mark.parametrize("paper", PAPERS)
+@pytest.mark.parametrize("paper", RUN_CHECKS)
 def test_panels_name_metrics_the_task_logs(paper, tmp_path, data_dir, monkeypatch):
     monkeypatch.setenv("REPROLAB_DATA", str(data_dir))
     spec = load_spec(paper)
