@@ -1,0 +1,140 @@
+"""Turning an RGB + depth pair into a network sample: normalise, degrade (bicubic down-sampling, optional
+noise, or a real low-res capture), and crop training patches.
+
+Normalisation follows the conventions the RMSE undoes (`metrics.dsr_rmse`):
+- 8-bit sets (Middlebury, Lu): d / 255, minmax = (255, 0);
+- NYU v2: per-image min/max of the HR map (DKN/SGNet arrays already hold it; `test_minmax.npy`);
+- RGB-D-D: per-image min/max of the LR map (SGNet's evaluation de-normalises with the LR range).
+LR maps are made with PIL's bicubic resize of the normalised float map to (W//s, H//s) after cropping
+H and W to multiples of s (DCTNet/SGNet `modcrop`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from PIL import Image
+from torch.utils.data import Dataset
+
+from experiments.degbins.sets import DepthPair
+
+CONVENTION_OF_KIND = {"middlebury": "middlebury", "lu": "lu", "nyu": "nyu", "nyu_npy": "nyu",
+                      "rgbdd": "rgbdd", "rgbdd_real": "rgbdd"}
+
+
+def bicubic_resize(depth: np.ndarray, size_wh: tuple[int, int]) -> np.ndarray:
+    """PIL bicubic resize of a float32 map (mode 'F'), the down-sampler of the DSR protocol."""
+    return np.asarray(Image.fromarray(depth.astype(np.float32)).resize(size_wh, Image.BICUBIC))
+
+
+def normalise(pair: DepthPair, convention: str, lr_raw: np.ndarray | None) -> tuple[np.ndarray, tuple[float, float]]:
+    """(normalised HR depth, (max, min)) under the convention; `lr_raw` supplies the RGB-D-D range."""
+    if pair.minmax is not None:  # arrays that arrive already normalised (NYU v2 .npy)
+        return pair.depth.astype(np.float32), pair.minmax
+    if convention in ("middlebury", "lu"):
+        hi, lo = 255.0, 0.0
+    elif convention == "nyu":
+        hi, lo = float(pair.depth.max()), float(pair.depth.min())
+    elif convention == "rgbdd":
+        ref = lr_raw if lr_raw is not None else pair.depth
+        hi, lo = float(ref.max()), float(ref.min())
+    else:
+        raise ValueError(f"unknown DSR convention '{convention}'")
+    if hi <= lo:
+        raise ValueError(f"{pair.name}: depth is constant ({hi}); cannot normalise")
+    return ((pair.depth - lo) / (hi - lo)).astype(np.float32), (hi, lo)
+
+
+def make_sample(pair: DepthPair, scale: int, convention: str, noise_std: float = 0.0,
+                rng: np.random.Generator | None = None) -> dict:
+    """A full-image sample: rgb (3,H,W) in [0,1], lr (1,H/s,W/s), gt (1,H,W), minmax (2,), name."""
+    h, w = pair.depth.shape
+    h, w = h - h % scale, w - w % scale
+    rgb, depth = pair.rgb[:h, :w], pair.depth[:h, :w]
+    size = (w // scale, h // scale)
+    real_lr = None if pair.lr_depth is None else bicubic_resize(pair.lr_depth, size)  # SGNet's real-LR resize
+    gt, (hi, lo) = normalise(DepthPair(pair.name, rgb, depth, minmax=pair.minmax), convention, real_lr)
+    lr = (real_lr - lo) / (hi - lo) if real_lr is not None else bicubic_resize(gt, size)
+    if noise_std > 0:
+        rng = rng or np.random.default_rng(0)
+        lr = lr + rng.normal(0.0, noise_std, size=lr.shape)
+    return {
+        "rgb": torch.from_numpy(np.ascontiguousarray(rgb.transpose(2, 0, 1))).float() / 255.0,
+        "lr": torch.from_numpy(np.array(lr, dtype=np.float32)).unsqueeze(0),
+        "gt": torch.from_numpy(np.ascontiguousarray(gt)).unsqueeze(0),
+        "minmax": torch.tensor([hi, lo], dtype=torch.float64),
+        "name": pair.name,
+    }
+
+
+def random_patch(sample: dict, scale: int, patch: int, rng: np.random.Generator, augment: bool = True) -> dict:
+    """An aligned HR patch (patch x patch) and its LR patch; random flips/90-degree turns when augment."""
+    if patch % scale:
+        raise ValueError(f"patch size {patch} must be a multiple of the scale {scale}")
+    _, h, w = sample["gt"].shape
+    if h < patch or w < patch:
+        raise ValueError(f"{sample['name']}: image {h}x{w} is smaller than the {patch}px patch")
+    y = int(rng.integers(0, (h - patch) // scale + 1)) * scale
+    x = int(rng.integers(0, (w - patch) // scale + 1)) * scale
+    ly, lx, lp = y // scale, x // scale, patch // scale
+    out = {
+        "rgb": sample["rgb"][:, y:y + patch, x:x + patch],
+        "gt": sample["gt"][:, y:y + patch, x:x + patch],
+        "lr": sample["lr"][:, ly:ly + lp, lx:lx + lp],
+    }
+    if augment:
+        k = int(rng.integers(0, 4))
+        flip = bool(rng.integers(0, 2))
+        for key, value in out.items():
+            value = torch.rot90(value, k, dims=(1, 2))
+            out[key] = torch.flip(value, dims=(2,)) if flip else value
+    out = {k: v.contiguous() for k, v in out.items()}
+    out["minmax"], out["name"] = sample["minmax"], sample["name"]
+    return out
+
+
+class PatchDataset(Dataset):
+    """Random training patches from a list of full-image samples; `length` patches per epoch.
+
+    The patch for index i is drawn from a generator seeded by (seed, epoch, i), so a run is
+    reproducible; call `set_epoch` to draw fresh patches each epoch. `min_edge` > 0 redraws (up to
+    `tries` times) patches whose HR depth range is below it: flat patches teach the residual nothing,
+    and small patches (the CPU claim check) are mostly flat.
+    """
+
+    def __init__(self, samples: list[dict], scale: int, patch: int, length: int, seed: int = 0,
+                 augment: bool = True, min_edge: float = 0.0, tries: int = 10):
+        if not samples:
+            raise ValueError("PatchDataset needs at least one sample")
+        self.samples, self.scale, self.patch = samples, scale, patch
+        self.length, self.seed, self.augment, self.epoch = length, seed, augment, 0
+        self.min_edge, self.tries = min_edge, tries
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, index: int) -> dict:
+        rng = np.random.default_rng((self.seed, self.epoch, index))
+        for _ in range(self.tries):
+            sample = self.samples[int(rng.integers(0, len(self.samples)))]
+            patch = random_patch(sample, self.scale, self.patch, rng, self.augment)
+            if self.min_edge <= 0 or float(patch["gt"].max() - patch["gt"].min()) >= self.min_edge:
+                break
+        return patch
+
+
+class ImageDataset(Dataset):
+    """Whole evaluation images (batch size 1: sizes differ across Middlebury), tagged with the index of
+    their set so one dataloader can carry several test sets."""
+
+    def __init__(self, samples: list[dict], set_index: int = 0):
+        self.samples, self.set_index = samples, set_index
+
+    def __len__(self) -> int:
+        return len(self.samples)
+
+    def __getitem__(self, index: int) -> dict:
+        return {**self.samples[index], "set_index": self.set_index}

@@ -1,0 +1,71 @@
+"""DegBins network: D = D_up + r, with D_up the bicubic up-sampling of the LR depth and r the residual
+predicted by a bins head (DegBins) or a regression head (baseline) on the degradation code of the
+guided backbone. `head` is the only switch between the method and its baseline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from experiments.degbins.backbone import GuidedBackbone
+from experiments.degbins.heads import BinsHead, RegressionHead
+
+HEADS = ("bins", "regression")
+
+
+def bicubic_upsample(lr: Tensor, size: tuple[int, int]) -> Tensor:
+    """The bicubic baseline and the network's starting point D_up."""
+    return F.interpolate(lr, size=size, mode="bicubic", align_corners=False)
+
+
+class DegBinsNet(nn.Module):
+    """Guided DSR with a bins or regression residual head.
+
+    forward(rgb (B,3,H,W), lr (B,1,H/s,W/s)) -> dict with `depth` (list, one (B,1,H,W) map per stage,
+    the last is the prediction), `up` (D_up) and, for the bins head, `entropy`, `probs`, `centers`.
+    """
+
+    def __init__(self, head: str = "bins", channels: int = 32, dilations: Sequence[int] = (1, 2, 4, 1),
+                 num_bins: int = 16, stages: int = 3, residual_range: float = 1.0, range_scale: float = 3.0,
+                 min_range: float = 1e-3, detach_range: bool = True, unshuffle: int = 1):
+        super().__init__()
+        if head not in HEADS:
+            raise ValueError(f"unknown head '{head}'; choose one of {', '.join(HEADS)}")
+        self.head_kind = head
+        self.backbone = GuidedBackbone(channels, tuple(dilations), unshuffle)
+        if head == "bins":
+            self.head = BinsHead(channels, num_bins, stages, residual_range, range_scale, min_range, detach_range)
+        else:
+            self.head = RegressionHead(channels, num_bins, stages, residual_range)
+
+    def forward(self, rgb: Tensor, lr: Tensor) -> dict:
+        if rgb.dim() != 4 or rgb.shape[1] != 3 or lr.dim() != 4 or lr.shape[1] != 1:
+            raise ValueError(f"expected rgb (B,3,H,W) and lr (B,1,h,w); got {tuple(rgb.shape)}, {tuple(lr.shape)}")
+        size = rgb.shape[-2:]
+        if size[0] % lr.shape[-2] or size[1] % lr.shape[-1] or size[0] // lr.shape[-2] != size[1] // lr.shape[-1]:
+            raise ValueError(f"rgb {tuple(size)} is not an integer up-scaling of lr {tuple(lr.shape[-2:])}")
+        up = bicubic_upsample(lr, size)
+        out = self.head(self.backbone(rgb, up))
+        out["depth"] = [up + r for r in out.pop("residuals")]
+        out["up"] = up
+        return out
+
+
+LOSSES = {"l1": F.l1_loss, "mse": F.mse_loss}
+
+
+def stage_loss(depths: list[Tensor], gt: Tensor, decay: float = 0.8, kind: str = "l1", scale: float = 255.0) -> Tensor:
+    """Deep supervision over stages: sum_t decay^(T-1-t) * loss(scale * D_t, scale * gt); the last stage
+    weighs 1. `scale` puts normalised depth on a 0-255 range inside the loss: residuals of normalised
+    depth are ~1e-2, and their gradients (~1e-8) would otherwise sit at Adam's epsilon and not train."""
+    if kind not in LOSSES:
+        raise ValueError(f"unknown loss '{kind}'; choose one of {', '.join(LOSSES)}")
+    last = len(depths) - 1
+    return sum(decay ** (last - t) * LOSSES[kind](scale * d, scale * gt) for t, d in enumerate(depths))
+
+
+def count_parameters(module: nn.Module) -> int:
+    return sum(p.numel() for p in module.parameters() if p.requires_grad)

@@ -1,0 +1,24 @@
+# DegBins (guided depth SR with degradation-driven bins): data, paper-scale runs, CPU claim check.
+.PHONY: data-depth-sr reproduce-degbins-nyuv2-x4 reproduce-degbins-nyuv2-x8 reproduce-degbins-nyuv2-x16 \
+        reproduce-degbins-nyuv2 claim-degbins
+
+DEGBINS_SEEDS ?= 0
+DEGBINS_HEADS ?= degbins,degbins_regression
+
+data-depth-sr: ## NYU v2 labelled .mat -> DKN/SGNet arrays + DCTNet RawDatasets into $(DATA) (~2.9 GB download, checksummed)
+	$(PY) scripts/data/prepare_depth_sr.py --data-dir $(DATA)
+
+reproduce-degbins-nyuv2-x4: ## DegBins + regression baseline, NYU v2 x4, tested on NYU/Middlebury/Lu/RGB-D-D/real (1 GPU each, W&B; est. ~10 h per run)
+	$(TRAIN) -m experiment=degbins/nyuv2_x4 model=$(DEGBINS_HEADS) seed=$(DEGBINS_SEEDS) paths.data_dir=$(DATA)
+
+reproduce-degbins-nyuv2-x8: ## same at x8 (1 GPU each, W&B; est. ~10 h per run)
+	$(TRAIN) -m experiment=degbins/nyuv2_x8 model=$(DEGBINS_HEADS) seed=$(DEGBINS_SEEDS) paths.data_dir=$(DATA)
+
+reproduce-degbins-nyuv2-x16: ## same at x16 (1 GPU each, W&B; est. ~10 h per run)
+	$(TRAIN) -m experiment=degbins/nyuv2_x16 model=$(DEGBINS_HEADS) seed=$(DEGBINS_SEEDS) paths.data_dir=$(DATA)
+
+reproduce-degbins-nyuv2: reproduce-degbins-nyuv2-x4 reproduce-degbins-nyuv2-x8 reproduce-degbins-nyuv2-x16 ## all three scales (GPU group)
+
+claim-degbins: ## CPU claim check: bins (1/2/3 stages) vs regression vs bicubic, Lu + held-out Middlebury, x4/x8/x16, 3 seeds (~25 min, 1 thread)
+	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m experiments.degbins.claim --out experiments/degbins/results
+	$(PY) -m experiments.degbins.report experiments/degbins/results

@@ -1,0 +1,62 @@
+"""Lightning task for guided depth super-resolution: deep-supervised loss, per-set RMSE in the set's
+convention (`metrics.dsr_rmse`), and the bicubic RMSE of the same images logged beside it.
+
+Batches are dicts from `datamodule.DepthSRDataModule`: rgb (B,3,H,W), lr (B,1,h,w), gt (B,1,H,W),
+minmax (B,2). Logged: `train/loss`; `val/rmse` (mean over every val image, the monitor) and
+`val/rmse_<set>`; `test/rmse_<set>` and `test/rmse_bicubic_<set>` for each test set.
+"""
+
+from __future__ import annotations
+
+from experiments.degbins.metrics import dsr_rmse
+from experiments.degbins.model import stage_loss
+from reprolab.errors import ConfigError
+from reprolab.task import Task
+
+NEEDS_MINMAX = ("nyu", "rgbdd")
+
+
+class DepthSRTask(Task):
+    def __init__(self, model, optimizer, scheduler=None, loss: str = "l1", stage_decay: float = 0.8,
+                 loss_scale: float = 255.0):
+        super().__init__(model, optimizer, scheduler)
+        self.loss_kind, self.stage_decay, self.loss_scale = loss, stage_decay, loss_scale
+
+    @staticmethod
+    def _unpack(batch):
+        try:
+            rgb, lr, gt = batch["rgb"], batch["lr"], batch["gt"]
+        except (KeyError, TypeError, IndexError) as err:
+            raise ConfigError("depth SR expects dict batches with rgb, lr, gt (and minmax); "
+                              "use experiments.degbins.datamodule.DepthSRDataModule") from err
+        if rgb.dim() != 4 or gt.dim() != 4 or rgb.shape[-2:] != gt.shape[-2:]:
+            raise ConfigError(f"depth SR expects rgb (B,3,H,W) and gt (B,1,H,W) of one size; "
+                              f"got {tuple(rgb.shape)} and {tuple(gt.shape)}")
+        return rgb, lr, gt
+
+    def training_step(self, batch, batch_idx):
+        rgb, lr, gt = self._unpack(batch)
+        loss = stage_loss(self.model(rgb, lr)["depth"], gt, self.stage_decay, self.loss_kind, self.loss_scale)
+        self.log("train/loss", loss, on_step=True, on_epoch=False, prog_bar=True)
+        return loss
+
+    def _evaluate(self, batch, stage: str) -> None:
+        rgb, lr, gt = self._unpack(batch)
+        if gt.shape[0] != 1:
+            raise ConfigError(f"{stage} batches must hold one image (sizes differ across sets); got {gt.shape[0]}")
+        name, convention = self.trainer.datamodule.conventions(stage)[int(batch["set_index"][0])]
+        out = self.model(rgb, lr)
+        minmax = batch["minmax"] if convention in NEEDS_MINMAX else None
+        rmse = dsr_rmse(out["depth"][-1], gt, convention, minmax).mean()
+        kw = dict(on_step=False, on_epoch=True, batch_size=1, sync_dist=True)
+        self.log(f"{stage}/rmse_{name}", rmse, **kw)
+        if stage == "val":
+            self.log("val/rmse", rmse, prog_bar=True, **kw)
+        else:
+            self.log(f"test/rmse_bicubic_{name}", dsr_rmse(out["up"], gt, convention, minmax).mean(), **kw)
+
+    def validation_step(self, batch, batch_idx):
+        self._evaluate(batch, "val")
+
+    def test_step(self, batch, batch_idx):
+        self._evaluate(batch, "test")

@@ -1,0 +1,76 @@
+"""DegBins network: equal parameter counts, the bins arithmetic, shapes and errors."""
+
+import pytest
+import torch
+
+from experiments.degbins.heads import bin_centers, entropy
+from experiments.degbins.model import DegBinsNet, count_parameters, stage_loss
+
+TINY = dict(channels=8, dilations=(1, 2), num_bins=8)
+
+
+@pytest.mark.parametrize("size", [dict(channels=8, num_bins=8), dict(channels=48, num_bins=32), dict(channels=16, num_bins=16, unshuffle=4)])
+def test_bins_and_regression_heads_have_exactly_equal_parameter_counts(size):
+    counts = {
+        (head, stages): count_parameters(DegBinsNet(head=head, stages=stages, **size))
+        for head in ("bins", "regression")
+        for stages in (1, 2, 3)
+    }
+    assert len(set(counts.values())) == 1, counts
+
+
+def test_bin_centres_tile_the_range_and_the_expectation_is_a_convex_combination():
+    widths = torch.tensor([0.1, 0.2, 0.3, 0.4]).view(1, 4, 1, 1)
+    centers = bin_centers(widths, torch.full((1, 1, 1, 1), -1.0), torch.full((1, 1, 1, 1), 2.0))
+    # edges -1, -0.8, -0.4, 0.2, 1.0 -> centres halfway
+    assert centers.flatten().tolist() == pytest.approx([-0.9, -0.6, -0.1, 0.6])
+    uniform = torch.full((1, 4, 1, 1), 0.25)
+    assert float(entropy(uniform)) == pytest.approx(torch.log(torch.tensor(4.0)).item())
+
+
+def test_zero_initialised_heads_start_at_the_bicubic_prediction_and_stages_narrow_the_range():
+    torch.manual_seed(0)
+    rgb, lr = torch.rand(2, 3, 32, 32), torch.rand(2, 1, 8, 8)
+    for head in ("bins", "regression"):
+        out = DegBinsNet(head=head, stages=3, **TINY)(rgb, lr)
+        assert len(out["depth"]) == 3
+        for d in out["depth"]:
+            assert d.shape == (2, 1, 32, 32)
+            assert torch.allclose(d, out["up"], atol=1e-6)
+    out = DegBinsNet(head="bins", stages=3, **TINY)(rgb, lr)
+    halves = [r.max().item() for r in out["ranges"]]
+    assert halves[0] == pytest.approx(1.0) and halves[1] <= halves[0] and halves[2] <= halves[1]
+    assert out["entropy"].shape == (2, 1, 32, 32)
+
+
+@pytest.mark.parametrize("head", ["bins", "regression"])
+def test_a_few_steps_reduce_the_loss_on_a_fixed_batch(head):
+    torch.manual_seed(0)
+    model = DegBinsNet(head=head, stages=2, **TINY)
+    rgb = torch.nn.functional.avg_pool2d(torch.rand(4, 3, 32, 32), 5, 1, 2)
+    lr = torch.rand(4, 1, 8, 8)
+    # the residual is a smooth linear function of one guide channel: learnable from the RGB branch
+    gt = torch.nn.functional.interpolate(lr, size=(32, 32), mode="bicubic") + 2.0 * (rgb[:, :1] - 0.5)
+    opt = torch.optim.Adam(model.parameters(), 1e-2)
+    losses = []
+    for _ in range(30):
+        loss = stage_loss(model(rgb, lr)["depth"], gt, kind="mse")
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    assert losses[-1] < 0.7 * losses[0]
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="unknown head"):
+        DegBinsNet(head="ordinal")
+    model = DegBinsNet(**TINY)
+    with pytest.raises(ValueError, match="integer up-scaling"):
+        model(torch.rand(1, 3, 30, 32), torch.rand(1, 1, 8, 8))
+    with pytest.raises(ValueError, match=r"rgb \(B,3,H,W\)"):
+        model(torch.rand(1, 1, 32, 32), torch.rand(1, 1, 8, 8))
+    with pytest.raises(ValueError, match="unshuffle"):
+        DegBinsNet(unshuffle=4, **TINY)(torch.rand(1, 3, 34, 34), torch.rand(1, 1, 17, 17))
+    with pytest.raises(ValueError, match="unknown loss"):
+        stage_loss([torch.zeros(1)], torch.zeros(1), kind="huber")

@@ -1,0 +1,41 @@
+"""The DegBins presets through the shared trainer: fast_dev_run on the shared real pairs, and errors."""
+
+import pytest
+import torch
+from hydra.utils import instantiate
+
+from reprolab.config import compose
+from reprolab.errors import ConfigError
+from reprolab.train import build_task, run
+
+
+def test_claim_preset_runs_train_val_test_and_logs_rmse_per_set(data_dir, tmp_path):
+    cfg = compose(["experiment=degbins/claim_cpu", f"paths.data_dir={data_dir}", "debug=fdr", "logger=none",
+                   "print_config=false"], output_dir=tmp_path)
+    metrics = run(cfg)
+    for key in ("test/rmse_lu", "test/rmse_bicubic_lu"):
+        assert key in metrics and 0.0 < metrics[key] < 50.0, metrics
+    assert (tmp_path / "metrics.json").exists()
+
+
+@pytest.mark.parametrize("scale", [4, 8, 16])
+def test_paper_presets_compose_with_their_scale_and_equal_sized_heads(scale, tmp_path):
+    counts = []
+    for model in ("degbins", "degbins_regression"):
+        cfg = compose([f"experiment=degbins/nyuv2_x{scale}", f"model={model}", "device=cpu", "logger=none"],
+                      output_dir=tmp_path)
+        assert cfg.data.scale == scale and cfg.monitor.metric == "val/rmse"
+        assert [s["name"] for s in cfg.data.test_sets] == ["nyu", "middlebury", "lu", "rgbdd", "rgbdd_real"]
+        counts.append(sum(p.numel() for p in build_task(cfg).parameters()))
+    assert counts[0] == counts[1]
+
+
+def test_task_rejects_batches_it_cannot_read(tmp_path):
+    cfg = compose(["experiment=degbins/claim_cpu", "logger=none"], output_dir=tmp_path)
+    task = build_task(cfg)
+    with pytest.raises(ConfigError, match="dict batches"):
+        task.training_step((torch.zeros(1, 3, 8, 8), torch.zeros(1)), 0)
+    with pytest.raises(ConfigError, match="one size"):
+        task.training_step({"rgb": torch.zeros(1, 3, 64, 64), "lr": torch.zeros(1, 1, 8, 8),
+                            "gt": torch.zeros(1, 1, 32, 32)}, 0)
+    assert instantiate(cfg.data).scale == 8
