@@ -57,7 +57,7 @@ def run_lm(seeds, quick: bool, data_dir: str) -> tuple[dict, list[str]]:
     from experiments.deltamomentum.claim_lm import lm_data, lr_sweep
 
     dm = lm_data(data_dir)
-    lrs = [3e-3] if quick else [1e-3, 3e-3, 1e-2]
+    lrs = [3e-3] if quick else [1e-3, 3e-3, 1e-2, 3e-2]
     res = lr_sweep(dm, seeds, lrs, steps=40 if quick else 240, eval_every=10)
     md = ["### 2. Tiny Llama on TinyShakespeare bytes (d 64, 2 layers, seq 64, batch 16, "
           f"{res['adamw']['runs'][lrs[0]][0]['steps'][-1]} steps, warm-up + cosine)", "",
