@@ -41,6 +41,16 @@ class DeepfakeTask(Task):
         self.val_metric = BinaryAUROC() if protocol == "binary" else MulticlassAccuracy(num_classes, average="micro")
         self._test_outputs: list[dict] = []
 
+    def setup(self, stage: str) -> None:
+        """Fail before training, not after, when the data's algorithm split cannot serve the protocol."""
+        split = getattr(getattr(self.trainer, "datamodule", None), "split", None)
+        wants_unseen = self.protocol == "open_set" or (self.evaluate_all and self.protocol != "binary")
+        if split is not None and wants_unseen and not split.unseen:
+            raise ConfigError("the open-set protocol needs unseen algorithms: set data.unseen (and "
+                              "data.num_seen_algorithms) to your split's held-out algorithms")
+        if split is not None and self.protocol == "retrieval" and not split.distractors:
+            rank_zero_warn("no data.distractors: retrieval reports Rank-k and mAP but no TPIR@FPIR")
+
     def _target(self, batch) -> torch.Tensor:
         return batch["fake"] if self.protocol == "binary" else batch["label"]
 

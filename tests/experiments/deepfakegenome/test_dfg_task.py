@@ -50,3 +50,11 @@ def test_protocol_the_test_set_cannot_support_is_an_error_in_a_full_run(zoo_data
     cfg = compose(overrides("retrieval", zoo_data_dir, "task.registry_pool=8"), output_dir=tmp_path)
     with pytest.raises(ConfigError, match="registry_pool"):
         run(cfg)
+
+
+def test_open_set_without_unseen_algorithms_fails_before_training(zoo_data_dir, tmp_path):
+    cfg = compose(overrides("open_set", zoo_data_dir, "data.unseen=[]", "data.distractors=[]",
+                            "data.num_seen_algorithms=10"), output_dir=tmp_path)
+    with pytest.raises(ConfigError, match="data.unseen"):
+        run(cfg)
+    assert not list(tmp_path.rglob("*.ckpt"))  # it stopped before the first training step
