@@ -40,6 +40,18 @@ def ordered(df: pd.DataFrame) -> pd.DataFrame:
     return df.assign(_o=df.model.map({m: i for i, m in enumerate(MODELS)})).sort_values(["_o"], kind="stable").drop(columns="_o")
 
 
+def paired(res: pd.DataFrame, subset: str = "all") -> pd.DataFrame:
+    """DegradeQuery's AUROC minus each other model's, seed by seed (same validation carve): mean ± std, wins."""
+    rows = []
+    for split in dict.fromkeys(res.split):
+        p = res[(res.split == split) & (res.subset == subset)].pivot(index="seed", columns="model", values="auroc")
+        for model in [m for m in MODELS if m in p.columns and m != "degradequery"]:
+            d = p["degradequery"] - p[model]
+            rows.append({"split": split, "DegradeQuery minus": model, "AUROC difference": f"{d.mean():+.4f} ± {d.std():.4f}",
+                         "seeds won": f"{int((d > 0).sum())}/{len(d)}"})
+    return pd.DataFrame(rows)
+
+
 def figure(res: pd.DataFrame) -> None:
     allrec = res[res.subset == "all"]
     splits = list(dict.fromkeys(allrec.split))
@@ -74,6 +86,7 @@ def report(results: Path) -> str:
     sizes = sub.groupby("subset")[["n", "positives"]].first()
     header = {s: f"{s} (n={sizes.n[s]}, {sizes.positives[s]} high)" for s in pivot.columns}
     out.append("### official test AUROC on de-duplicated subsets\n\n" + markdown(pivot.rename(columns=header).reset_index()))
+    out.append("### paired: DegradeQuery minus each model, per seed (test AUROC, all records)\n\n" + markdown(paired(res)))
     if len(fewshot):
         out.append("### target-wise few-shot (query AUROC per held-out target, mean ± std over targets x seeds)\n\n"
                    + markdown(mean_std(ordered(fewshot), ["model", "shots_per_class"], ("auroc", "accuracy"))))
