@@ -49,3 +49,12 @@ def log_config(loggers: list, cfg: DictConfig) -> None:
     resolved = redact(OmegaConf.to_container(cfg, resolve=True))
     for logger in loggers:
         logger.log_hyperparams(resolved)
+
+
+def finish_loggers(loggers: list) -> None:
+    """Close W&B runs now, so an offline run file is complete when the command returns."""
+    from lightning.pytorch.loggers import WandbLogger
+
+    for logger in loggers:
+        if isinstance(logger, WandbLogger) and logger._experiment is not None:
+            logger.experiment.finish()

@@ -17,6 +17,7 @@ from omegaconf import DictConfig
 from reprolab.config import CONF_DIR
 from reprolab.device import apply_device_settings, check_device
 from reprolab.errors import ReprolabError, one_line
+from reprolab.loggers import finish_loggers
 from reprolab.rich_tree import print_config_tree
 from reprolab.run_folder import as_floats, write_error, write_metrics
 from reprolab.trainer import build_trainer
@@ -65,6 +66,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
     metrics.update({"seed": cfg.seed, "paper": cfg.get("paper"), "setting": cfg.get("setting")})
     if trainer.is_global_zero:
         write_metrics(cfg.paths.output_dir, metrics)
+    finish_loggers(trainer.loggers)
     return metrics
 
 
