@@ -26,7 +26,7 @@ import torch.nn.functional as F
 
 from experiments.deepfakegenome.data import DeepfakeDataModule
 from experiments.deepfakegenome.models import DeepfakeNet, SmallCNN, SpectrumBackbone
-from experiments.deepfakegenome.protocols import binary_detection
+from experiments.deepfakegenome.protocols import binary_detection, detection_by_family
 from experiments.deepfakegenome.task import score_attribution
 
 HERE = Path(__file__).resolve().parent
@@ -92,8 +92,10 @@ def run_seed(seed: int, data_dir: Path, photos: Path | None, epochs: dict,
         detector = make_model(backbone, 2, "linear")
         train(detector, binary_dm.train_dataloader(), "fake", epochs[backbone], lr=2e-3)
         outputs = gather(detector, binary_dm.test_dataloader())
-        detection = binary_detection(outputs["logits"].softmax(1)[:, 1], outputs["algorithm"], split.seen,
-                                     split.unseen)
+        fake_score = outputs["logits"].softmax(1)[:, 1]
+        detection = binary_detection(fake_score, outputs["algorithm"], split.seen, split.unseen)
+        detection.update({f"family/{k}": v for k, v in
+                          detection_by_family(fake_score, outputs["algorithm"], split.families).items()})
         torch.manual_seed(seed)
         attributor = make_model(backbone, len(split.seen), "arcface")
         train(attributor, attribution_dm.train_dataloader(), "label", epochs[backbone], lr=2e-3)
@@ -118,6 +120,7 @@ HEADLINE = [("binary detection", "AUC, seen algorithms", "binary/seen/auc"),
             ("binary detection", "accuracy, seen algorithms", "binary/seen/acc"),
             ("closed-set attribution", "accuracy (26 seen)", "closed/acc"),
             ("closed-set attribution", "macro-F1", "closed/macro_f1"),
+            ("closed-set attribution", "family of the predicted algorithm right", "closed/family_acc"),
             ("open-set attribution", "AUROC known vs unknown", "open/auroc"),
             ("open-set attribution", "OSCR", "open/oscr"),
             ("open-set attribution", "clustering acc (10 unseen)", "open/cluster_acc"),
@@ -217,6 +220,10 @@ def main(argv=None) -> dict:
     for k in KS:
         s = summary[args.backbones[0]]
         print(f"  K={k:2d}: {s[f'retrieval_k{k}/seen_rank1'][0]:.3f} / {s[f'retrieval_k{k}/unseen_rank1'][0]:.3f}")
+    print("\nbinary detection AUC by family (seen + unseen algorithms):")
+    for key in sorted(k for k in summary[args.backbones[0]] if k.startswith("binary/family/")):
+        print(f"  {key.split('/')[2]:22s} " + "  ".join(f"{b}: {s[key][0]:.3f} ± {s[key][1]:.3f}"
+                                                     for b, s in summary.items()))
     print("\n" + "\n".join(verdict(summary)))
     print(f"total {time.time() - start:.0f}s on {torch.get_num_threads()} thread(s)")
     return summary

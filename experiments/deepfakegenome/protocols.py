@@ -49,13 +49,30 @@ def binary_detection(fake_score: Tensor, algorithm: Tensor, seen, unseen) -> dic
     return out
 
 
-def closed_set_attribution(logits: Tensor, label: Tensor) -> dict[str, float]:
-    """Accuracy and macro-F1 over the seen-algorithm fakes (``label >= 0``)."""
+def detection_by_family(fake_score: Tensor, algorithm: Tensor, families: list[str]) -> dict[str, float]:
+    """AUC of reals vs the fakes of each family (seen and unseen algorithms together); ``families[a]`` is
+    the family of algorithm ``a``."""
+    real = algorithm < 0
+    out = {}
+    for family in sorted(set(families)):
+        members = [a for a, f in enumerate(families) if f == family]
+        mask = real | _isin(algorithm, members)
+        out[f"{family}/auc"] = float(binary_auroc(fake_score[mask].float(), (~real[mask]).long()))
+    return out
+
+
+def closed_set_attribution(logits: Tensor, label: Tensor, class_family: list[str] | None = None) -> dict[str, float]:
+    """Accuracy and macro-F1 over the seen-algorithm fakes (``label >= 0``); with ``class_family`` (the
+    family of each class) also ``family_acc``, the share whose predicted algorithm is of the right family."""
     known = label >= 0
     num_classes = logits.shape[1]
     preds, target = logits[known].argmax(1), label[known]
-    return {"acc": float(multiclass_accuracy(preds, target, num_classes, average="micro")),
-            "macro_f1": float(multiclass_f1_score(preds, target, num_classes, average="macro"))}
+    out = {"acc": float(multiclass_accuracy(preds, target, num_classes, average="micro")),
+           "macro_f1": float(multiclass_f1_score(preds, target, num_classes, average="macro"))}
+    if class_family is not None:
+        out["family_acc"] = sum(class_family[p] == class_family[t] for p, t in zip(preds.tolist(), target.tolist(),
+                                                                                    strict=True)) / len(target)
+    return out
 
 
 def open_set_attribution(logits: Tensor, embeddings: Tensor, label: Tensor, algorithm: Tensor, unseen,

@@ -130,7 +130,9 @@ def score_attribution(outputs: dict, split, which=("closed_set", "open_set", "re
     P = protocols  # noqa: N806 (short alias for the protocol functions)
     out = {}
     if "closed_set" in which:
-        out.update({f"closed/{k}": v for k, v in P.closed_set_attribution(outputs["logits"], outputs["label"]).items()})
+        class_family = [split.families[a] for a in split.seen]
+        scores = P.closed_set_attribution(outputs["logits"], outputs["label"], class_family)
+        out.update({f"closed/{k}": v for k, v in scores.items()})
     if "open_set" in which:
         scores = P.open_set_attribution(outputs["logits"], outputs["embeddings"], outputs["label"],
                                         outputs["algorithm"], split.unseen, seed)

@@ -10,6 +10,7 @@ from experiments.deepfakegenome.data import ProtocolSplit
 from experiments.deepfakegenome.protocols import (
     binary_detection,
     closed_set_attribution,
+    detection_by_family,
     open_set_attribution,
     registry_split,
     retrieval_attribution,
@@ -87,3 +88,16 @@ def test_score_attribution_flat_keys():
     scores = score_attribution(planted(noise=0.05), split, registry_k=(1, 5), registry_pool=10)
     assert {"closed/acc", "open/oscr", "open/cluster_nmi", "retrieval_k1/rank1", "retrieval_k5/map",
             "retrieval_k5/tpir@fpir0.01"} <= set(scores)
+
+
+def test_detection_by_family_and_family_level_attribution():
+    out = planted()
+    families = ["a", "a", "b", "b", "c", "c", "a", "b", "c", "c"]
+    score = (out["algorithm"] >= 0).float()
+    score[(out["algorithm"] == 2) | (out["algorithm"] == 3) | (out["algorithm"] == 7)] = 0.0  # family b missed
+    by_family = detection_by_family(score, out["algorithm"], families)
+    assert by_family == pytest.approx({"a/auc": 1.0, "b/auc": 0.5, "c/auc": 1.0})
+    # predict the other member of the pair: wrong algorithm, right family, for classes 0<->1, 2<->3, 4<->5
+    swapped = out["logits"][:, [1, 0, 3, 2, 5, 4]]
+    closed = closed_set_attribution(swapped, out["label"], class_family=families[:6])
+    assert closed["acc"] == 0.0 and closed["family_acc"] == 1.0
