@@ -17,8 +17,9 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
+from experiments.deepfakegenome.families import forge
 from experiments.deepfakegenome.tree import IMAGE_SUFFIXES, REAL, split_of
-from experiments.deepfakegenome.zoo import AlgorithmSpec, forge, sample_specs
+from experiments.deepfakegenome.zoo import AlgorithmSpec, sample_specs
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
 
 ZOO_VERSION = 1

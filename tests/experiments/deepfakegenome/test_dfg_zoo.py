@@ -7,14 +7,9 @@ import json
 import pytest
 import torch
 
+from experiments.deepfakegenome.families import forge
 from experiments.deepfakegenome.tree import read_dfg_tree
-from experiments.deepfakegenome.zoo import (
-    FAMILIES,
-    ForgeryGenerator,
-    _interpolation_kernel,
-    forge,
-    sample_specs,
-)
+from experiments.deepfakegenome.zoo import FAMILIES, ForgeryGenerator, _interpolation_kernel, sample_specs
 from experiments.deepfakegenome.zoo_build import build_zoo, load_photos
 
 
