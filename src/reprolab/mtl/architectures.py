@@ -30,6 +30,7 @@ class HardParameterSharing(MTLArchitecture):
 
     def forward(self, x: Tensor) -> list[Tensor]:
         rep = self.encoder(x)
+        self.representation = rep  # the shared z of the last forward, for the "-UB" weightings
         return [head(rep) for head in self.heads]
 
     def shared_parameters(self) -> list[nn.Parameter]:

@@ -7,7 +7,7 @@ need one backward of Σ_t w_t L_t. The step also returns the task-conflict signa
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import torch
 from torch import Tensor, nn
@@ -21,6 +21,10 @@ class MTLBackward:
 
     `always_jacobian=True` computes the Jacobian even for loss-based weightings (to measure conflict for APT
     or for logging); it costs the T backward passes those methods otherwise avoid.
+    `representation` (a callable returning the shared representation z of the current forward) switches to
+    the "-UB" mode of Sener & Koltun (2018, §3.3): the weights come from the Jacobian w.r.t. z (cheap: it
+    stops at the encoder output), and the model gets ∇ Σ_t w_t L_t from one backward. Only weightings that
+    return task weights make sense there (MGDA → MGDA-UB, also PCGrad, IMTL-G, CAGrad, Nash-MTL, ...).
     """
 
     def __init__(
@@ -30,12 +34,14 @@ class MTLBackward:
         specific: Iterable[nn.Parameter] = (),
         jacobian_method: str = "loop",
         always_jacobian: bool = False,
+        representation: Callable[[], Tensor] | None = None,
     ):
         self.weighting = weighting
         self.shared = [p for p in shared if p.requires_grad]
         self.specific = [p for p in specific if p.requires_grad]
         self.jacobian_method = jacobian_method
         self.always_jacobian = always_jacobian
+        self.representation = representation
 
     def __call__(self, losses: Tensor) -> dict:
         if losses.ndim != 1 or losses.shape[0] != self.weighting.n_tasks:
@@ -44,6 +50,8 @@ class MTLBackward:
             comb = self.weighting(losses.detach(), None)
             (comb.loss_weights.detach() * losses).sum().backward()
             return {"weights": comb.loss_weights.detach(), "conflict": None}
+        if self.representation is not None:
+            return self._upper_bound_step(losses)
         jac, heads = task_jacobian(losses, self.shared, self.specific, method=self.jacobian_method)
         gram = jac @ jac.T  # once: the conflict signal and every Gramian-based aggregator read it
         comb = self.weighting(losses.detach(), jac if self.weighting.needs_jacobian else None, gram=gram)
@@ -52,6 +60,15 @@ class MTLBackward:
         write_flat_grad(self.shared, shared_grad.detach())
         if heads is not None:
             write_flat_grad(self.specific, weights.to(heads) @ heads)
+        return {"weights": weights, "conflict": conflict_strength(gram)}
+
+
+    def _upper_bound_step(self, losses: Tensor) -> dict:
+        rep = self.representation()
+        jac, _ = task_jacobian(losses, [rep], method=self.jacobian_method)
+        gram = jac @ jac.T
+        weights = self.weighting(losses.detach(), jac, gram=gram).loss_weights.detach()
+        (weights * losses).sum().backward()
         return {"weights": weights, "conflict": conflict_strength(gram)}
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import torch
 
+from reprolab.mtl.architectures import HardParameterSharing
 from reprolab.mtl.benchmark import MTLBenchmark
 from reprolab.mtl.engine import MTLBackward, task_losses
 from reprolab.mtl.metrics import delta_m
@@ -24,7 +25,7 @@ from reprolab.task import Task
 class MTLTask(Task):
     def __init__(self, model, optimizer: Callable, scheduler: Callable | None = None,
                  benchmark: MTLBenchmark | None = None, weighting: str = "ew", weighting_kwargs: dict | None = None,
-                 jacobian_method: str = "loop", conflict_for_apt: bool = True):
+                 jacobian_method: str = "loop", conflict_for_apt: bool = True, jacobian_wrt: str = "params"):
         super().__init__(model, optimizer, scheduler)
         if benchmark is None:
             raise ValueError("MTLTask needs a `benchmark` (the task group's `benchmark:` entry)")
@@ -36,6 +37,9 @@ class MTLTask(Task):
         self.benchmark = benchmark
         self.weighting = build_weighting(weighting, benchmark.n_tasks, **dict(weighting_kwargs or {}))
         self.jacobian_method = jacobian_method
+        if jacobian_wrt not in ("params", "representation"):
+            raise ValueError(f"jacobian_wrt must be 'params' or 'representation', got {jacobian_wrt!r}")
+        self.jacobian_wrt = jacobian_wrt
         self.conflict_for_apt = conflict_for_apt
         self.engine: MTLBackward | None = None
 
@@ -49,9 +53,16 @@ class MTLTask(Task):
     def on_fit_start(self) -> None:
         inner = self.optimizers().optimizer
         wants_conflict = self.conflict_for_apt and hasattr(inner, "set_task_conflict")
+        representation = None
+        if self.jacobian_wrt == "representation":
+            if not isinstance(self.model, HardParameterSharing):
+                raise ValueError("jacobian_wrt=representation (MGDA-UB style) needs a hard-sharing model with one "
+                                 f"shared representation; {type(self.model).__name__} has none")
+            representation = lambda: self.model.representation
         self.engine = MTLBackward(self.weighting, self.model.shared_parameters(),
                                   self.model.task_specific_parameters(), self.jacobian_method,
-                                  always_jacobian=wants_conflict and getattr(inner, "apt", {}).get("enabled", False))
+                                  always_jacobian=wants_conflict and getattr(inner, "apt", {}).get("enabled", False),
+                                  representation=representation)
 
     def training_step(self, batch, batch_idx):
         inputs, targets = self.benchmark.split(batch)

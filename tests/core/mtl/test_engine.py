@@ -67,6 +67,21 @@ def test_pcgrad_step_writes_the_projected_gradient_and_weighted_heads():
     assert torch.allclose(got_heads, expected.loss_weights @ head_jac, atol=1e-6)
 
 
+def test_upper_bound_mode_takes_weights_from_the_representation_jacobian():
+    model, losses = model_and_losses()
+    rep = model.representation
+    jac, _ = task_jacobian(losses, [rep])
+    weights = build_weighting("mgda", 2)(losses.detach(), jac).loss_weights
+    (weights * losses).sum().backward(retain_graph=True)
+    ref = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad(set_to_none=True)
+    stats = MTLBackward(build_weighting("mgda", 2), model.shared_parameters(), model.task_specific_parameters(),
+                        representation=lambda: model.representation)(losses)
+    assert torch.allclose(stats["weights"], weights)
+    for p, r in zip(model.parameters(), ref, strict=True):
+        assert torch.allclose(p.grad, r, atol=1e-6)
+
+
 def test_wrong_number_of_losses_is_a_clear_error():
     model, losses = model_and_losses()
     engine = MTLBackward(build_weighting("ew", 3), model.shared_parameters())

@@ -31,10 +31,11 @@ def test_muon_on_a_preset_keeps_its_own_lr_and_takes_base_lr_for_adamw(tmp_path)
     assert cfg.optimizer.lr == 0.02 and cfg.optimizer.adamw_lr == 1e-3 and cfg.optimizer.preserve == "project"
 
 
-def test_enb_preset_fast_dev_run(data_dir, tmp_path):
+@pytest.mark.parametrize("extra", [[], ["task.weighting=mgda", "task.jacobian_wrt=representation"]])
+def test_enb_preset_fast_dev_run(data_dir, tmp_path, extra):
     from reprolab.train import run
 
-    cfg = compose(["experiment=apt/enb_cpu", "debug=fdr", f"paths.data_dir={data_dir}", "print_config=false"],
+    cfg = compose(["experiment=apt/enb_cpu", "debug=fdr", f"paths.data_dir={data_dir}", "print_config=false", *extra],
                   output_dir=tmp_path)
     metrics = run(cfg)
     assert np.isfinite(metrics["test/heating"]) and metrics["test/heating"] > 0
