@@ -11,7 +11,7 @@ DFG_DATA_GROUP ?=
 data-forgery-zoo: ## Build the 36-algorithm forgery zoo (DFG tree) in $(DATA)/forgery_zoo from the shared CIFAR subset (~20 s CPU)
 	$(PY) scripts/data/make_forgery_zoo.py --out $(DATA)/forgery_zoo
 
-claim-deepfakegenome: ## CPU claim check: 4 protocols x 2 backbones x 3 seeds on the forgery zoo -> experiments/deepfakegenome/{results,figures} (~13 min of one free core)
+claim-deepfakegenome: ## CPU claim check: 4 protocols x 2 backbones x 3 seeds on the forgery zoo -> experiments/deepfakegenome/{results,figures} (~8 min of one free core; ~22 min on a loaded one)
 	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m experiments.deepfakegenome.claim --seeds 0 1 2
 
 reproduce-deepfakegenome-binary: ## DFG binary detection (AUC/EER/AP/acc, seen+unseen), ResNet-50, 3 seeds (GPU group: 1 GPU each, W&B)
