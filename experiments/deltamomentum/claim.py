@@ -155,6 +155,9 @@ def _plot_mup(coords, widths):
     axes[0].legend()
     axes[1].plot(widths, [coords[w]["lmax_hidden"] for w in widths], "o-")
     axes[1].set(xscale="log", yscale="log", xlabel="width", title="λ̂max of hidden key covariance")
+    for ax in axes:
+        ax.set_xticks(list(widths), [str(w) for w in widths])
+        ax.minorticks_off()
     fig.tight_layout()
     fig.savefig(HERE / "figures/mup_coord_check.png", dpi=120)
     plt.close(fig)
