@@ -26,7 +26,8 @@ def overrides(protocol: str, data_dir, *extra: str) -> list[str]:
                    "test/retrieval_k2/tpir@fpir0.1"}),
 ])
 def test_protocol_runs_through_the_trainer(protocol, expected, zoo_data_dir, tmp_path):
-    metrics = run(compose(overrides(protocol, zoo_data_dir), output_dir=tmp_path))
+    extra = ["task.supcon_weight=0.5"] if protocol == "retrieval" else []  # ArcFace + SupCon on the embedding
+    metrics = run(compose(overrides(protocol, zoo_data_dir, *extra), output_dir=tmp_path))
     assert expected <= set(metrics), sorted(metrics)
     saved = json.loads((tmp_path / "metrics.json").read_text())
     assert saved["paper"] == "deepfakegenome" and expected <= set(saved)
