@@ -1,0 +1,1 @@
+"""Metrics shared by several papers (binary classification, open-set recognition, retrieval)."""

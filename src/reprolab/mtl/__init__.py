@@ -1,0 +1,1 @@
+"""The multi-task learning engine: weightings (how task gradients combine) and architectures."""
