@@ -13,6 +13,7 @@ import argparse
 import json
 import math
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -172,11 +173,12 @@ def main(argv=None) -> None:
     p.add_argument("--data-dir", default=os.environ.get("REPROLAB_SHARED_DATA", str(HERE.parents[1].parent
                                                                                     / "shared" / "data")))
     p.add_argument("--out", type=Path, default=HERE / "results")
+    argv = sys.argv[1:] if argv is None else argv
     a = p.parse_args(argv)
     torch.set_num_threads(1)
     seeds = [int(s) for s in a.seeds.split(",")]
     a.out.mkdir(parents=True, exist_ok=True)
-    results, md = {}, [f"Command: `python -m experiments.deltamomentum.claim {' '.join(argv or [])}`".strip()]
+    results, md = {}, [f"Command: `python -m experiments.deltamomentum.claim {' '.join(argv)}`".replace(" `", "`")]
     for check in a.only.split(","):
         start = time.process_time()
         if check == "regression":
