@@ -54,13 +54,14 @@ def run_regression(seeds, quick: bool, drift: float) -> tuple[dict, list[str]]:
     return {"steps": rows, "horizons": horizons}, md
 
 
-def run_lm(seeds, quick: bool, data_dir: str) -> tuple[dict, list[str]]:
+def run_lm(seeds, quick: bool, data_dir: str, path: str = "tinyshakespeare/input.txt") -> tuple[dict, list[str]]:
     from experiments.deltamomentum.claim_lm import lm_data, lr_sweep
 
-    dm = lm_data(data_dir)
+    dm = lm_data(data_dir, path)
+    figure = "lm_curves.png" if path.startswith("tinyshakespeare") else f"lm_curves_{Path(path).parent.name}.png"
     lrs = [3e-3] if quick else [1e-3, 3e-3, 1e-2, 3e-2]
     res = lr_sweep(dm, seeds, lrs, steps=40 if quick else 240, eval_every=10)
-    md = ["### 2. Tiny Llama on TinyShakespeare bytes (d 64, 2 layers, seq 64, batch 16, "
+    md = [f"### 2. Tiny Llama on `{path}` bytes (d 64, 2 layers, seq 64, batch 16, "
           f"{res['adamw']['runs'][lrs[0]][0]['steps'][-1]} steps, warm-up + cosine)", "",
           "| optimizer | lr | terminal val loss (mean ± std) |", "|---|---|---|"]
     for name in ("adamw", "delta_adamw"):
@@ -70,8 +71,8 @@ def run_lm(seeds, quick: bool, data_dir: str) -> tuple[dict, list[str]]:
     saved = res["steps_saved"]
     md += ["", f"Steps saved by DeltaAdamW at each optimizer's best lr: {fmt([100 * s for s in saved])}% "
            f"(per seed: {', '.join(f'{100 * s:.1f}%' for s in saved)}; paper at 67M: 31.35%). "
-           "Figure: `figures/lm_curves.png`."]
-    _plot_lm(res)
+           f"Figure: `figures/{figure}`."]
+    _plot_lm(res, figure)
     return res, md
 
 
@@ -131,7 +132,7 @@ def _plot_horizons(h):
     plt.close(fig)
 
 
-def _plot_lm(res):
+def _plot_lm(res, figure: str = "lm_curves.png"):
     plt = _figure()
     fig, ax = plt.subplots(figsize=(5, 3.5))
     for name in ("adamw", "delta_adamw"):
@@ -143,7 +144,7 @@ def _plot_lm(res):
     ax.set(xlabel="step", ylabel="validation cross-entropy (nats/byte)", ylim=(None, 3.5))
     ax.legend()
     fig.tight_layout()
-    fig.savefig(HERE / "figures/lm_curves.png", dpi=120)
+    fig.savefig(HERE / "figures" / figure, dpi=120)
     plt.close(fig)
 
 
@@ -169,6 +170,8 @@ def main(argv=None) -> None:
     p.add_argument("--only", default=",".join(CHECKS), help=f"comma list of {CHECKS}")
     p.add_argument("--seeds", default="0,1,2")
     p.add_argument("--quick", action="store_true", help="smoke-sized runs (tests)")
+    p.add_argument("--lm-path", default="tinyshakespeare/input.txt",
+                   help="text for check 2, under --data-dir (e.g. fineweb-edu-sample150/texts.jsonl)")
     p.add_argument("--drift", type=float, default=0.0, help="random-walk drift of w* in check 1")
     p.add_argument("--data-dir", default=os.environ.get("REPROLAB_SHARED_DATA", str(HERE.parents[1].parent
                                                                                     / "shared" / "data")))
@@ -184,7 +187,7 @@ def main(argv=None) -> None:
         if check == "regression":
             results[check], lines = run_regression(seeds, a.quick, a.drift)
         elif check == "lm":
-            results[check], lines = run_lm(seeds, a.quick, a.data_dir)
+            results[check], lines = run_lm(seeds, a.quick, a.data_dir, a.lm_path)
         elif check == "cifar":
             results[check], lines = run_cifar(seeds, a.quick, a.data_dir)
         elif check == "mup":

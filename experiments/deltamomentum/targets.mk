@@ -19,8 +19,9 @@ reproduce-deltamomentum-cifar10: ## SGD-m vs DeltaSGD, ResNet-18 on CIFAR-10, 20
 	$(TRAIN) -m experiment=cifar10/resnet18_sgd seed=0,1,2 paths.data_dir=$(DATA)
 	$(TRAIN) -m experiment=deltamomentum/cifar10_resnet18_delta_sgd seed=0,1,2 paths.data_dir=$(DATA)
 
-claim-deltamomentum: ## CPU claim checks 1-4 (regression, tiny LM, CIFAR subset, muP) -> experiments/deltamomentum/results (~15 min of one core)
+claim-deltamomentum: ## CPU claim checks 1-4 (regression, tiny LM on Shakespeare + FineWeb-Edu docs, CIFAR subset, muP) -> experiments/deltamomentum/results (~13 min of one core)
 	OMP_NUM_THREADS=1 $(PY) -m experiments.deltamomentum.claim
+	OMP_NUM_THREADS=1 $(PY) -m experiments.deltamomentum.claim --only lm --lm-path fineweb-edu-sample150/texts.jsonl --out experiments/deltamomentum/results/lm_fineweb
 
 bench-deltamomentum: ## DeltaAdamW/AdamW whole-step and optimizer-step time ratios + FLOP overhead (~2 min CPU)
 	OMP_NUM_THREADS=1 $(PY) scripts/bench/delta_step.py

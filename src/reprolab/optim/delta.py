@@ -84,6 +84,8 @@ class DeltaMomentumBase(torch.optim.Optimizer):
 
     def _recalls(self, buffers: dict[nn.Parameter, torch.Tensor]) -> dict[nn.Parameter, torch.Tensor]:
         """R = M·Ĉ for every keyed weight, from the buffers *before* this step's update (eq. 1)."""
+        if all(group["eta"] == 0 for group in self.param_groups):
+            return {}  # plain EMA: skip the Gram work (keys are still reset after the step)
         grams = self.keys.grams()
         self.keys.all_reduce(list(grams))
         recalls = {}
