@@ -1,0 +1,1 @@
+"""DeltaMomentum (DeltaSGD / DeltaAdamW): the Llama LM, its data, task and claim checks; optimizers in reprolab.optim.delta."""
