@@ -8,7 +8,7 @@ Plain PyTorch (no Lightning) because dozens of tiny runs dominate the budget oth
   parameter count), and bicubic; RMSE on the 0-255 scale with a 6-px border crop (`dsr_rmse`).
 No validation split and no early stopping: every model is evaluated after its last step.
 
-    python -m experiments.degbins.claim --out experiments/degbins/results  (or `make claim-degbins`)
+    python -m experiments.degbins.claim --out logs/claim-degbins  (or `make claim-degbins`)
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def run(root: Path, out_dir: Path, cfg: ClaimConfig, log=print) -> dict:
                 for name, samples in tests.items():
                     records.append(dict(scale=scale, variant=variant, seed=seed, set=name,
                                         rmse=evaluate(model, samples, name)))
-                if seed == cfg.seeds[0] and scale == 8 and variant in ("bins-3", "regression"):
+                if seed == cfg.seeds[0] and variant in ("bins-3", "regression"):
                     torch.save(model.state_dict(), out_dir / f"x{scale}_{variant}_seed{seed}.pt")
                 means = {r["set"]: np.mean(r["rmse"]) for r in records[-2:]}
                 log(f"x{scale} {variant:10s} seed {seed}: lu {means['lu']:.3f} midd {means['middlebury']:.3f} "
@@ -130,12 +130,16 @@ def summarise(records: list[dict]) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("../shared/data/depth-sr"))
-    parser.add_argument("--out", type=Path, default=Path("experiments/degbins/results"))
+    parser.add_argument("--out", type=Path, default=Path("logs/claim-degbins"))
     parser.add_argument("--steps", type=int, default=ClaimConfig.steps)
     parser.add_argument("--seeds", type=int, nargs="+", default=list(ClaimConfig.seeds))
     parser.add_argument("--scales", type=int, nargs="+", default=list(ClaimConfig.scales))
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
+    parser.add_argument("--batch-size", type=int, default=ClaimConfig.batch_size)
+    parser.add_argument("--patch", type=int, default=ClaimConfig.patch)
     args = parser.parse_args()
-    cfg = ClaimConfig(steps=args.steps, seeds=tuple(args.seeds), scales=tuple(args.scales))
+    cfg = ClaimConfig(steps=args.steps, seeds=tuple(args.seeds), scales=tuple(args.scales),
+                      variants=tuple(args.variants), batch_size=args.batch_size, patch=args.patch)
     t0 = time.time()
     run(args.data, args.out, cfg)
     print(f"done in {time.time() - t0:.0f}s; records in {args.out / 'records.json'}")

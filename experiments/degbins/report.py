@@ -1,6 +1,6 @@
 """Tables and the figure of the claim check, from the records `claim.py` wrote.
 
-    python -m experiments.degbins.report experiments/degbins/results
+    python -m experiments.degbins.report logs/claim-degbins
 prints the markdown table (mean +- std over seeds of the per-set mean RMSE) and writes
 `figures/claim_x8_lu.png`: LR input, prediction, |error| and bin-probability entropy on one Lu image.
 """
@@ -40,6 +40,22 @@ def table(records: list[dict]) -> str:
                 cells.append(f"{mean:.3f}" if variant == "bicubic" else f"{mean:.3f} ± {std:.3f} (n={n})")
             lines.append(f"| {variant} | " + " | ".join(cells) + " |")
         lines.append("")
+    return "\n".join(lines)
+
+
+def delta_table(records: list[dict]) -> str:
+    """RMSE minus bicubic RMSE (same images), mean +- std over seeds, to 4 decimals: how far each head moved."""
+    bicubic = {(r["set"], r["scale"]): float(np.mean(r["rmse"])) for r in records if r["variant"] == "bicubic"}
+    shifted = [dict(r, rmse=[float(np.mean(r["rmse"])) - bicubic[(r["set"], r["scale"])]])
+               for r in records if r["variant"] != "bicubic"]
+    stats = summarise(shifted)
+    scales = sorted({r["scale"] for r in records})
+    lines = ["| set | method | " + " | ".join(f"x{s}" for s in scales) + " |", "|---|---|" + "---|" * len(scales)]
+    for name in SET_TITLES:
+        for variant in ORDER[1:]:
+            cells = [f"{stats[(name, s, variant)][0]:+.4f} ± {stats[(name, s, variant)][1]:.4f}"
+                     if (name, s, variant) in stats else "-" for s in scales]
+            lines.append(f"| {name} | {variant} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -98,10 +114,12 @@ def figure(results: Path, data: Path, scale: int = 8, image: int = 0) -> Path:
 
 
 def main() -> None:
-    results = Path(sys.argv[1] if len(sys.argv) > 1 else "experiments/degbins/results")
+    results = Path(sys.argv[1] if len(sys.argv) > 1 else "logs/claim-degbins")
     data = Path(sys.argv[2] if len(sys.argv) > 2 else "../shared/data/depth-sr")
     payload = json.loads((results / "records.json").read_text())
     print(table(payload["records"]))
+    print(delta_table(payload["records"]))
+    print()
     print(wins(payload["records"]))
     print("parameters:", payload["params"])
     print("figure:", figure(results, data))

@@ -19,6 +19,6 @@ reproduce-degbins-nyuv2-x16: ## same at x16 (1 GPU each, W&B; est. ~10 h per run
 
 reproduce-degbins-nyuv2: reproduce-degbins-nyuv2-x4 reproduce-degbins-nyuv2-x8 reproduce-degbins-nyuv2-x16 ## all three scales (GPU group)
 
-claim-degbins: ## CPU claim check: bins (1/2/3 stages) vs regression vs bicubic, Lu + held-out Middlebury, x4/x8/x16, 3 seeds (~25 min, 1 thread)
-	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m experiments.degbins.claim --out experiments/degbins/results
-	$(PY) -m experiments.degbins.report experiments/degbins/results
+claim-degbins: ## CPU claim check: bins (1/2/3 stages) vs regression vs bicubic, Lu + held-out Middlebury, x4/x8/x16, 3 seeds (~10 CPU-min on 1 thread; ~25 min wall on a busy box); results in logs/claim-degbins
+	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m experiments.degbins.claim --out logs/claim-degbins
+	$(PY) -m experiments.degbins.report logs/claim-degbins

@@ -25,6 +25,7 @@ def test_paper_presets_compose_with_their_scale_and_equal_sized_heads(scale, tmp
         cfg = compose([f"experiment=degbins/nyuv2_x{scale}", f"model={model}", "device=cpu", "logger=none"],
                       output_dir=tmp_path)
         assert cfg.data.scale == scale and cfg.monitor.metric == "val/rmse"
+        assert cfg.model.head == ("bins" if model == "degbins" else "regression")
         assert [s["name"] for s in cfg.data.test_sets] == ["nyu", "middlebury", "lu", "rgbdd", "rgbdd_real"]
         counts.append(sum(p.numel() for p in build_task(cfg).parameters()))
     assert counts[0] == counts[1]
