@@ -14,7 +14,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .inputs import TupleInputs
+from .inputs import TupleInputs, to_device
 
 KINDS = ("target", "e3", "both")
 
@@ -63,11 +63,13 @@ def counterfactual_loss(model, inputs: TupleInputs, sampler: CounterfactualSampl
 
     The molecule is the same in a tuple and its corruptions, so its embedding is computed once.
     """
-    m = model.molecule(inputs.molecules(torch.from_numpy(observed[:, 0])))
+    device = next(model.parameters()).device
+    m = model.molecule(to_device(inputs.molecules(torch.from_numpy(observed[:, 0])), device))
 
     def score(rows: np.ndarray, tuples: np.ndarray) -> torch.Tensor:
         t = torch.from_numpy(tuples)
-        z = model.tuple_embedding(m[torch.from_numpy(rows)], **inputs.proteins(t[:, 1], t[:, 2]))
+        proteins = to_device(inputs.proteins(t[:, 1], t[:, 2]), device)
+        z = model.tuple_embedding(m[torch.from_numpy(rows).to(device)], **proteins)
         return model.compat_head(z).squeeze(-1)
 
     pos = score(np.arange(len(observed)), observed)

@@ -1,7 +1,7 @@
 """DegradeQuery as a reprolab Task: counterfactual pretraining at fit start, then BCE fine-tuning.
 
-Pretraining runs once, in `on_fit_start`, with the same `pretrain()` the plain claim path uses (a
-checkpoint records that it ran, so a resumed run does not redo it). Fine-tuning is the Lightning
+Pretraining runs once, in `on_fit_start`, with the same `pretrain()` the plain claim path uses, on
+the model's device (a checkpoint records that it ran, so a resumed run does not redo it). Fine-tuning is the Lightning
 loop; validation / test log torchmetrics AUROC, accuracy, macro-F1, precision and recall as
 `val/<metric>`, `test/<metric>`.
 """

@@ -43,3 +43,13 @@ def test_configuration_errors():
     task = DegradeQueryTask(DegradeQuery(fp_bits=16, num_targets=4, num_e3s=2, hidden=8, dim=4), optimizer=torch.optim.AdamW)
     with pytest.raises(ConfigError, match="data=protac8k"):
         task.training_step((torch.zeros(2, 3, 32, 32), torch.zeros(2)), 0)
+
+
+def test_pretraining_flag_is_checkpointed_so_resume_skips_it():
+    task = DegradeQueryTask(DegradeQuery(fp_bits=16, num_targets=4, num_e3s=2, hidden=8, dim=4), optimizer=torch.optim.AdamW)
+    assert "pretrained" in task.state_dict() and not bool(task.pretrained)
+    task.pretrained.fill_(True)
+    restored = DegradeQueryTask(DegradeQuery(fp_bits=16, num_targets=4, num_e3s=2, hidden=8, dim=4), optimizer=torch.optim.AdamW)
+    restored.load_state_dict(task.state_dict())
+    restored.on_fit_start()  # returns before touching a trainer: nothing to pretrain again
+    assert bool(restored.pretrained) and restored.pretrain_losses == []
