@@ -26,7 +26,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from experiments.deltamomentum.model import LlamaLM  # noqa: E402
 from reprolab.optim.delta import DeltaAdamW  # noqa: E402
 
-
 PAPER_SHAPES = {"llama_67m": (512, 5, 8), "llama_370m": (1024, 21, 16)}
 PAPER_REALISED = {"llama_67m": "7.3%", "llama_370m": "11.0%"}
 
