@@ -67,6 +67,8 @@ def wins(records: list[dict]) -> str:
         pairs = [(v, by_key[(s, sc, "regression", seed)]) for (s, sc, var, seed), v in by_key.items()
                  if var == variant and (s, sc, "regression", seed) in by_key]
         better = sum(v < reg for v, reg in pairs)
+        if not pairs:
+            continue
         out.append(f"{variant} < regression in {better}/{len(pairs)} (set, scale, seed) cells")
     return "; ".join(out)
 
