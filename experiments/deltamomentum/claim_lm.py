@@ -102,3 +102,21 @@ def lr_sweep(dm, seeds, lrs, **kw) -> dict:
     out["steps_saved"] = [steps_saved(a, d) for a, d in
                           zip(out["adamw"]["runs"][best_a], out["delta_adamw"]["runs"][best_d], strict=True)]
     return out
+
+
+ABLATIONS = {
+    "eta 0.25": dict(eta=0.25),
+    "eta 0.5 (default)": dict(eta=0.5),
+    "eta 1.0": dict(eta=1.0),
+    "gated form": dict(eta=0.5, delta_kw=dict(gated=True)),
+    "kappa 1-beta+eta": dict(eta=0.5, delta_kw=dict(kappa="1-beta+eta")),
+    "eta_scale trace, eta 0.5": dict(eta=0.5, delta_kw=dict(eta_scale="trace")),
+}
+
+
+def ablation(dm, seeds, lr: float, variants=ABLATIONS, **kw) -> dict:
+    """Terminal validation loss of DeltaAdamW variants (open choices) at one lr, against AdamW there."""
+    out = {"adamw": [train_lm(dm, "adamw", lr, s, **kw)["val"][-1] for s in seeds]}
+    for label, options in variants.items():
+        out[label] = [train_lm(dm, "delta_adamw", lr, s, **options, **kw)["val"][-1] for s in seeds]
+    return out
