@@ -56,6 +56,7 @@ def main(argv=None) -> None:
     p.add_argument("--steps", type=int, default=10, help="steps per timed block")
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--max-keys", type=int, default=None, help="DeltaAdamW max_keys (key subsampling)")
     a = p.parse_args(argv)
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
@@ -63,7 +64,8 @@ def main(argv=None) -> None:
               for name in ("adamw", "delta_adamw")}
     models["delta_adamw"].load_state_dict(models["adamw"].state_dict())
     opts = {"adamw": torch.optim.AdamW(models["adamw"].parameters(), lr=1e-3, foreach=True),
-            "delta_adamw": DeltaAdamW(models["delta_adamw"], lr=1e-3, eta=0.5, foreach=True)}
+            "delta_adamw": DeltaAdamW(models["delta_adamw"], lr=1e-3, eta=0.5, foreach=True,
+                                      max_keys=a.max_keys)}
     x = torch.randint(0, a.vocab, (a.batch, a.seq_len + 1))
     whole = {k: [] for k in opts}
     step_only = {k: [] for k in opts}
@@ -92,7 +94,8 @@ def main(argv=None) -> None:
     ratio_step = med(step_only["delta_adamw"]) / med(step_only["adamw"])
     flops = analytic_overhead(models["adamw"], a.batch * a.seq_len, a.seq_len)
     print(f"shape: d {a.d_model}, {a.n_layer} layers, {a.batch}×{a.seq_len} tokens, "
-          f"{models['adamw'].num_params():,} params, {a.threads} thread(s), {a.rounds} interleaved rounds")
+          f"{models['adamw'].num_params():,} params, {a.threads} thread(s), {a.rounds} interleaved rounds, "
+          f"max_keys {a.max_keys}")
     print(f"whole step   AdamW {1e3 * med(whole['adamw']):.2f} ms  DeltaAdamW {1e3 * med(whole['delta_adamw']):.2f}"
           f" ms  ratio {ratio_whole:.3f}  (target ≤ 1.08)")
     print(f"optim step   AdamW {1e3 * med(step_only['adamw']):.2f} ms  DeltaAdamW "
