@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from experiments.degbins.claim import ClaimConfig, load_sets, samples_for, summarise
+from experiments.degbins.claim import VARIANTS, ClaimConfig, load_sets, samples_for, summarise
 from experiments.degbins.model import DegBinsNet
 
 FIGURES = Path(__file__).resolve().parent / "figures"
@@ -74,7 +74,9 @@ def wins(records: list[dict]) -> str:
 
 
 @torch.no_grad()
-def figure(results: Path, data: Path, scale: int = 8, image: int = 0) -> Path:
+def figure(results: Path, data: Path, scale: int = 8, image: int = 0,
+           models: tuple = (("regression", 0), ("bins-3", 0)), name: str | None = None) -> Path:
+    """LR / prediction / |error| / entropy rows for `models` ((variant, seed) with saved state dicts)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -85,10 +87,11 @@ def figure(results: Path, data: Path, scale: int = 8, image: int = 0) -> Path:
     sample = samples_for([load_sets(data)["lu"][image]], scale)[0]
     rgb, lr, gt = sample["rgb"][None], sample["lr"][None], sample["gt"][None]
     rows = []
-    for variant, head, stages in (("regression", "regression", 1), ("bins-3", "bins", 3)):
+    for variant, seed in models:
+        head, stages = VARIANTS[variant]
         model = DegBinsNet(head=head, stages=stages, **cfg.model)
-        model.load_state_dict(torch.load(results / f"x{scale}_{variant}_seed0.pt", weights_only=True))
-        rows.append((variant, model.eval()(rgb, lr)))
+        model.load_state_dict(torch.load(results / f"x{scale}_{variant}_seed{seed}.pt", weights_only=True))
+        rows.append((f"{variant} seed {seed}", model.eval()(rgb, lr)))
     up = rows[0][1]["up"]
     fig, axes = plt.subplots(2, 4, figsize=(16, 6.4))
     err_max = float((up - gt).abs().quantile(0.999)) * 255
@@ -107,10 +110,10 @@ def figure(results: Path, data: Path, scale: int = 8, image: int = 0) -> Path:
                               vmin=None if lim is None else lim[0], vmax=None if lim is None else lim[1])
             ax.set_title(title)
             fig.colorbar(shown, ax=ax, fraction=0.035)
-    fig.suptitle(f"Lu image {image + 1}, x{scale}, seed 0 (claim-check models)")
+    fig.suptitle(f"Lu image {image + 1}, x{scale} (claim-check models)")
     fig.tight_layout()
     FIGURES.mkdir(exist_ok=True)
-    path = FIGURES / f"claim_x{scale}_lu.png"
+    path = FIGURES / (name or f"claim_x{scale}_lu.png")
     fig.savefig(path, dpi=80)
     return path
 

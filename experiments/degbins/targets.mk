@@ -1,6 +1,6 @@
 # DegBins (guided depth SR with degradation-driven bins): data, paper-scale runs, CPU claim check.
 .PHONY: data-depth-sr reproduce-degbins-nyuv2-x4 reproduce-degbins-nyuv2-x8 reproduce-degbins-nyuv2-x16 \
-        reproduce-degbins-nyuv2 claim-degbins
+        reproduce-degbins-nyuv2 claim-degbins claim-degbins-long
 
 DEGBINS_SEEDS ?= 0
 DEGBINS_HEADS ?= degbins,degbins_regression
@@ -22,3 +22,7 @@ reproduce-degbins-nyuv2: reproduce-degbins-nyuv2-x4 reproduce-degbins-nyuv2-x8 r
 claim-degbins: ## CPU claim check: bins (1/2/3 stages) vs regression vs bicubic, Lu + held-out Middlebury, x4/x8/x16, 3 seeds (~10 CPU-min on 1 thread; ~25 min wall on a busy box); results in logs/claim-degbins
 	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m experiments.degbins.claim --out logs/claim-degbins
 	$(PY) -m experiments.degbins.report logs/claim-degbins
+
+claim-degbins-long: ## CPU claim check with 4x steps and 2x batch at x8, all heads, 3 seeds (~22 min wall, 1 thread); results in logs/claim-degbins-long
+	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m experiments.degbins.claim --out logs/claim-degbins-long --scales 8 --steps 800 --batch-size 8
+	$(PY) -m experiments.degbins.report logs/claim-degbins-long
