@@ -17,7 +17,7 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 
 from reprolab.config import CONF_DIR
 from reprolab.errors import ConfigError, ReprolabError, one_line
-from reprolab.run_folder import as_floats, write_metrics
+from reprolab.run_folder import as_floats, merge_results, write_metrics
 from reprolab.train import build_task
 from reprolab.trainer import build_trainer
 
@@ -64,7 +64,7 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
     task = build_task(cfg)
     trainer = build_trainer(cfg)
     results = trainer.test(task, datamodule=datamodule, ckpt_path=cfg.ckpt_path, weights_only=False)
-    metrics = as_floats(results[0] if results else {})
+    metrics = as_floats(merge_results(results))
     write_metrics(cfg.paths.output_dir, {**metrics, "ckpt_path": cfg.ckpt_path})
     return metrics
 

@@ -22,6 +22,11 @@ def as_floats(metrics: dict) -> dict[str, float]:
     return out
 
 
+def merge_results(results: list[dict]) -> dict:
+    """One dict from `trainer.test`'s list (one per test loader; Lightning suffixes keys by loader index)."""
+    return {key: value for result in results for key, value in result.items()}
+
+
 def write_metrics(output_dir: str | Path, metrics: dict) -> Path:
     """Write atomically, so a crash mid-write never leaves a half file where results were."""
     path = Path(output_dir) / METRICS_FILE

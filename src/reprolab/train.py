@@ -19,7 +19,7 @@ from reprolab.device import apply_device_settings, check_device
 from reprolab.errors import ReprolabError, one_line
 from reprolab.loggers import finish_loggers
 from reprolab.rich_tree import print_config_tree
-from reprolab.run_folder import as_floats, write_error, write_metrics
+from reprolab.run_folder import as_floats, merge_results, write_error, write_metrics
 from reprolab.trainer import build_trainer
 
 
@@ -47,7 +47,7 @@ def test_best(trainer: L.Trainer, task: L.LightningModule, datamodule) -> tuple[
     ckpt = trainer.checkpoint_callback
     best = ckpt.best_model_path if ckpt is not None and ckpt.best_model_path else None
     results = trainer.test(task, datamodule=datamodule, ckpt_path=best, weights_only=False)
-    return as_floats(results[0] if results else {}), best
+    return as_floats(merge_results(results)), best
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
