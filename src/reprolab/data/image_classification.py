@@ -11,7 +11,7 @@ from pathlib import Path
 import lightning as L
 import torch
 from PIL import Image, UnidentifiedImageError
-from torch.utils.data import DataLoader, Dataset, Subset, random_split
+from torch.utils.data import DataLoader, Dataset, random_split
 from torchvision import datasets, transforms
 
 from reprolab.data.samplers import EpochShuffleSampler
@@ -41,6 +41,20 @@ def checked_image_loader(path: str) -> Image.Image:
         ) from None
 
 
+class TransformedSubset(Dataset):
+    """`indices` of a dataset that yields (PIL image, label), with a transform of its own."""
+
+    def __init__(self, dataset: Dataset, indices: list[int], transform):
+        self.dataset, self.indices, self.transform = dataset, indices, transform
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def __getitem__(self, i: int):
+        image, label = self.dataset[self.indices[i]]
+        return self.transform(image), label
+
+
 class ImageClassificationDataModule(L.LightningDataModule):
     """Shared loaders; subclasses build `train_full` (to split into train/val) and `test_set`."""
 
@@ -58,13 +72,12 @@ class ImageClassificationDataModule(L.LightningDataModule):
         raise NotImplementedError
 
     def setup(self, stage: str | None = None) -> None:
-        train_aug = self.load(train=True, transform=cifar_transforms(True, self.augment))
-        train_plain = self.load(train=True, transform=cifar_transforms(False))
-        n_val = int(round(self.val_fraction * len(train_aug)))
+        train_full = self.load(train=True, transform=None)  # read once; each split applies its own transform
+        n_val = int(round(self.val_fraction * len(train_full)))
         generator = torch.Generator().manual_seed(self.split_seed)
-        train_idx, val_idx = random_split(range(len(train_aug)), [len(train_aug) - n_val, n_val], generator)
-        self.train_set = Subset(train_aug, list(train_idx))
-        self.val_set = Subset(train_plain, list(val_idx))
+        train_idx, val_idx = random_split(range(len(train_full)), [len(train_full) - n_val, n_val], generator)
+        self.train_set = TransformedSubset(train_full, list(train_idx), cifar_transforms(True, self.augment))
+        self.val_set = TransformedSubset(train_full, list(val_idx), cifar_transforms(False))
         self.test_set = self.load(train=False, transform=cifar_transforms(False))
 
     def _loader(self, dataset: Dataset, train: bool) -> DataLoader:
