@@ -37,3 +37,9 @@ def compose(overrides: Sequence[str] = (), output_dir: str | Path | None = None,
     with open_dict(cfg):
         cfg.paths.output_dir = str(output_dir or tempfile.mkdtemp(prefix="reprolab-run-"))
     return cfg
+
+
+def compose_group(group: str, option: str) -> DictConfig:
+    """One group option as `train.yaml` would compose it (its own defaults list included), unresolved."""
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        return hydra_compose(config_name="train", overrides=[f"{group}={option}"])[group]

@@ -15,7 +15,7 @@ import yaml
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf, open_dict
 
-from reprolab.config import CONF_DIR
+from reprolab.config import CONF_DIR, compose_group
 from reprolab.errors import ConfigError, ReprolabError, one_line
 from reprolab.run_folder import as_floats, merge_results, write_metrics
 from reprolab.train import build_task
@@ -36,9 +36,7 @@ def apply_override(cfg: DictConfig, override: str) -> None:
         if not group_file.exists():
             options = sorted(p.stem for p in (CONF_DIR / key).glob("*.yaml"))
             raise ConfigError(f"'{value}' is not an option of group '{key}'; choose one of {options}")
-        node = OmegaConf.load(group_file)
-        node.pop("defaults", None)
-        cfg[key] = node
+        cfg[key] = compose_group(key, value)
     else:
         OmegaConf.update(cfg, key, yaml.safe_load(value), force_add=True)
 

@@ -51,3 +51,19 @@ def test_in_process_run_returns_sweep_value(tmp_path, cifar_folder):
     assert set(metrics) >= {"test/acc", "test/loss", "seed"}
     assert sweep_value(cfg, {"best/val/acc": 0.25}) == 0.25
     assert sweep_value(cfg, {"val/acc": 0.5, "best/val/acc": 0.25}) == 0.5
+
+
+def test_eval_group_swap_composes_the_option_with_its_defaults(tmp_path):
+    from omegaconf import OmegaConf
+
+    from reprolab.eval import load_eval_config
+
+    (tmp_path / ".hydra").mkdir()
+    OmegaConf.save(compose(["experiment=cifar10/small_sgd_cpu"], output_dir=tmp_path), tmp_path / ".hydra" / "config.yaml")
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "last.ckpt").write_bytes(b"")
+    cfg = load_eval_config(str(tmp_path / "checkpoints" / "last.ckpt"), ["device=ddp", "data.batch_size=8"])
+    # device=ddp inherits accelerator/precision from the gpu group through its own defaults list
+    assert (cfg.device.name, cfg.device.accelerator, cfg.device.strategy) == ("ddp", "gpu", "ddp")
+    assert cfg.device.precision == "bf16-mixed" and cfg.data.batch_size == 8
+    assert cfg.paths.output_dir == str(tmp_path / "eval")
