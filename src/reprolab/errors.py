@@ -36,3 +36,15 @@ def one_line(err: BaseException) -> str:
         last = text.splitlines()[-1]
         text = last.split(": ", 1)[1] if ": " in last else last
     return text.splitlines()[0] if text else type(err).__name__
+
+
+def from_instantiation(err: Exception) -> Exception:
+    """A config value a `_target_` rejects (Hydra wraps its ValueError/TypeError/KeyError) as a one-line
+    ConfigError naming the target; a ReprolabError inside is returned as it is; anything else is `err` itself."""
+    cause = err.__cause__
+    if isinstance(cause, ReprolabError):
+        return cause
+    if isinstance(cause, ValueError | TypeError | KeyError):
+        where = one_line(err).rstrip(":")
+        return ConfigError(f"{where}: {type(cause).__name__}: {one_line(cause)}")
+    return err

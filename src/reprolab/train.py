@@ -10,13 +10,14 @@ import sys
 import hydra
 import lightning as L
 from hydra.core.hydra_config import HydraConfig
+from hydra.errors import InstantiationException
 from hydra.types import RunMode
 from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from reprolab.config import CONF_DIR
 from reprolab.device import apply_device_settings, check_device
-from reprolab.errors import ReprolabError, one_line
+from reprolab.errors import ReprolabError, from_instantiation, one_line
 from reprolab.loggers import finish_loggers
 from reprolab.rich_tree import print_config_tree
 from reprolab.run_folder import as_floats, merge_results, write_error, write_metrics
@@ -88,7 +89,13 @@ def main(cfg: DictConfig) -> float | None:
     if cfg.get("print_config", True):
         print_config_tree(cfg)
     try:
-        return sweep_value(cfg, run(cfg))
+        try:
+            return sweep_value(cfg, run(cfg))
+        except InstantiationException as err:  # a constructor rejected a config value
+            converted = from_instantiation(err)
+            if converted is err:
+                raise
+            raise converted from err
     except ReprolabError as err:
         write_error(cfg.paths.output_dir, f"{type(err).__name__}: {one_line(err)}")
         if _in_multirun():
