@@ -25,7 +25,8 @@ from reprolab.task import Task
 class MTLTask(Task):
     def __init__(self, model, optimizer: Callable, scheduler: Callable | None = None,
                  benchmark: MTLBenchmark | None = None, weighting: str = "ew", weighting_kwargs: dict | None = None,
-                 jacobian_method: str = "loop", conflict_for_apt: bool = True, jacobian_wrt: str = "params"):
+                 jacobian_method: str = "loop", conflict_for_apt: bool = True, jacobian_wrt: str = "params",
+                 single_task: str | None = None):
         super().__init__(model, optimizer, scheduler)
         if benchmark is None:
             raise ValueError("MTLTask needs a `benchmark` (the task group's `benchmark:` entry)")
@@ -35,6 +36,11 @@ class MTLTask(Task):
                                 "(use reprolab.mtl.architectures.HardParameterSharing or SegNetMTAN)")
         self.automatic_optimization = False
         self.benchmark = benchmark
+        if single_task is not None:  # the STL baseline: one task's loss only, whatever `weighting` says
+            if single_task not in benchmark.task_names:
+                raise ValueError(f"single_task {single_task!r} is not a task of this benchmark; "
+                                 f"choose from {', '.join(benchmark.task_names)}")
+            weighting, weighting_kwargs = "single", {"task": benchmark.task_names.index(single_task)}
         self.weighting = build_weighting(weighting, benchmark.n_tasks, **dict(weighting_kwargs or {}))
         self.jacobian_method = jacobian_method
         if jacobian_wrt not in ("params", "representation"):

@@ -146,3 +146,33 @@ def test_errors_name_the_valid_options_and_shapes():
         build_weighting("ew", 2)(torch.ones(3))
     with pytest.raises(ValueError, match="needs the"):
         build_weighting("pcgrad", 2)(torch.ones(2), None)
+
+
+def test_single_task_weighting_is_one_hot_and_checks_its_index():
+    comb = build_weighting("single", 3, task=1)(torch.tensor([1.0, 2.0, 3.0]))
+    assert comb.loss_weights.tolist() == [0.0, 1.0, 0.0] and comb.shared_grad is None
+    with pytest.raises(ValueError, match="outside 0..2"):
+        build_weighting("single", 3, task=3)
+
+
+class _TwoHeadModel(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.shared, self.heads = torch.nn.Linear(2, 2), torch.nn.ModuleList([torch.nn.Linear(2, 1) for _ in "ab"])
+
+    def shared_parameters(self):
+        return list(self.shared.parameters())
+
+    def task_specific_parameters(self):
+        return list(self.heads.parameters())
+
+
+def test_mtl_task_single_task_replaces_the_weighting_by_name():
+    from experiments.apt.benchmarks import RegressionBenchmark
+    from reprolab.mtl.task import MTLTask
+
+    task = MTLTask(_TwoHeadModel(), optimizer=None, benchmark=RegressionBenchmark(["a", "b"]), weighting="pcgrad",
+                   single_task="b")
+    assert type(task.weighting).__name__ == "SingleTask" and task.weighting.task == 1
+    with pytest.raises(ValueError, match="choose from a, b"):
+        MTLTask(_TwoHeadModel(), optimizer=None, benchmark=RegressionBenchmark(["a", "b"]), single_task="c")

@@ -31,7 +31,8 @@ def test_muon_on_a_preset_keeps_its_own_lr_and_takes_base_lr_for_adamw(tmp_path)
     assert cfg.optimizer.lr == 0.02 and cfg.optimizer.adamw_lr == 1e-3 and cfg.optimizer.preserve == "project"
 
 
-@pytest.mark.parametrize("extra", [[], ["task.weighting=mgda", "task.jacobian_wrt=representation"]])
+@pytest.mark.parametrize("extra", [[], ["task.weighting=mgda", "task.jacobian_wrt=representation"],
+                                   ["task.single_task=cooling", "optimizer=adam"]])
 def test_enb_preset_fast_dev_run(data_dir, tmp_path, extra):
     from reprolab.train import run
 

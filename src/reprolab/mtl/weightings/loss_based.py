@@ -1,4 +1,4 @@
-"""Loss-based weightings (no per-task gradients needed): EW, UW, DWA, RLW, FAMO.
+"""Loss-based weightings (no per-task gradients needed): EW, UW, DWA, RLW, FAMO, and the single-task baseline.
 
 Each returns loss weights w (T,); the engine back-propagates Σ_t w_t L_t once.
 """
@@ -17,6 +17,23 @@ class EW(Weighting):
     def forward(self, losses: Tensor, jac: Tensor | None = None, gram: Tensor | None = None) -> Combination:
         self.check(losses, jac)
         return Combination(loss_weights=torch.ones_like(losses))
+
+
+class SingleTask(Weighting):
+    """The single-task (STL) baseline of Δm% (Maninis et al., CVPR 2019, eq. 9): w = e_task, so the shared
+    network and the task's head learn from that task alone; the other heads are never trained."""
+
+    def __init__(self, n_tasks: int, task: int = 0):
+        super().__init__(n_tasks)
+        if not 0 <= task < n_tasks:
+            raise ValueError(f"single-task index {task} is outside 0..{n_tasks - 1}")
+        self.task = task
+
+    def forward(self, losses: Tensor, jac: Tensor | None = None, gram: Tensor | None = None) -> Combination:
+        self.check(losses, jac)
+        weights = torch.zeros_like(losses)
+        weights[self.task] = 1.0
+        return Combination(loss_weights=weights)
 
 
 class UW(Weighting):
