@@ -78,7 +78,7 @@ class DeepfakeDataModule(L.LightningDataModule):
                  image_size: int = 32, hflip: bool = True, batch_size: int = 64, eval_batch_size: int = 256,
                  num_workers: int = 0, in_memory: bool = False, zoo: dict | None = None,
                  df40_families: dict | None = None, df40_real_dirs=("real", "original", "youtube", "celeb-real"),
-                 num_classes: int | None = None, seed: int = 0):
+                 num_classes: int | None = None, seed: int = 0, zoo_dir: str | None = None):
         super().__init__()
         if layout not in ("dfg", "df40", "zoo"):
             raise ConfigError(f"data.layout must be dfg, df40 or zoo, got {layout!r}")
@@ -91,12 +91,14 @@ class DeepfakeDataModule(L.LightningDataModule):
         self.batch_size, self.eval_batch_size, self.num_workers = batch_size, eval_batch_size, num_workers
         self.zoo, self.df40_families, self.df40_real_dirs = dict(zoo or {}), df40_families, tuple(df40_real_dirs)
         self.seed = seed
+        self.zoo_dir = Path(zoo_dir) if zoo_dir else None  # the generated zoo's home (data_dir may be read-only)
         self.split: ProtocolSplit | None = None
 
     # -- loading -------------------------------------------------------------------------------------
     def read_table(self):
         root = self.data_dir / self.root
         if self.layout == "zoo":
+            root = self.zoo_dir or root
             zoo = dict(self.zoo)
             photos = zoo.pop("photos_dir", "auto")
             if photos == "auto":  # the shared CIFAR subset when it is there, else scikit-learn's photos

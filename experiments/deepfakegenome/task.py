@@ -105,7 +105,8 @@ class DeepfakeTask(Task):
             return fn(*args, **kwargs)
         except ValueError as err:
             trainer = self.trainer
-            if not (trainer.fast_dev_run or trainer.limit_test_batches != 1.0):
+            limit = trainer.limit_test_batches  # an int is a batch count (1 = one batch), a float a fraction
+            if not (trainer.fast_dev_run or isinstance(limit, int) or limit != 1.0):
                 raise ConfigError(f"DeepfakeGenome protocol '{name}': {err}") from err
             rank_zero_warn(f"DeepfakeGenome protocol '{name}' skipped on a partial test set: {err}")
             return {}

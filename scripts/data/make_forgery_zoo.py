@@ -1,7 +1,7 @@
 """Build the DeepfakeGenome stand-in "forgery zoo" as a DFG tree (cached; a rebuild only if a setting changes).
 
-    python scripts/data/make_forgery_zoo.py --out data/forgery_zoo --photos ../shared/data/cifar10-jpeg-subset
-    python scripts/data/make_forgery_zoo.py --out data/forgery_zoo --photos none   # scikit-learn's photos
+    python scripts/data/make_forgery_zoo.py --out .cache/forgery_zoo --photos ../shared/data/cifar10-jpeg-subset
+    python scripts/data/make_forgery_zoo.py --out .cache/forgery_zoo --photos none   # scikit-learn's photos
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from experiments.deepfakegenome.zoo_build import build_zoo
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path("data/forgery_zoo"))
+    parser.add_argument("--out", type=Path, default=Path(".cache/forgery_zoo"),
+                        help="where data=forgery_zoo looks by default (data.zoo_dir = ${paths.cache_dir}/forgery_zoo)")
     parser.add_argument("--photos", default="../shared/data/cifar10-jpeg-subset",
                         help="a folder of real photos, or 'none' for scikit-learn's bundled sample photos")
     parser.add_argument("--algorithms", type=int, default=36)

@@ -60,3 +60,16 @@ def test_corrupt_image_is_reported_with_its_path(tmp_path, zoo_data_dir, small_z
     with pytest.raises(CorruptDataError, match=victim.name):
         for _ in dm.test_dataloader():
             pass
+
+
+def test_zoo_is_generated_under_zoo_dir_never_data_dir(tmp_path, small_zoo, monkeypatch):
+    from reprolab.config import compose
+
+    data_dir, zoo_dir = tmp_path / "read_only_data", tmp_path / "cache" / "forgery_zoo"
+    data_dir.mkdir()
+    dm = make(data_dir, small_zoo, zoo_dir=str(zoo_dir))
+    dm.setup()
+    assert (zoo_dir / "zoo.json").is_file() and list(data_dir.iterdir()) == []
+    monkeypatch.setenv("REPROLAB_CACHE", str(tmp_path / "cache"))
+    cfg = compose(["experiment=deepfakegenome/zoo_binary_cpu", "logger=none"], output_dir=tmp_path / "run")
+    assert cfg.data.zoo_dir == str(zoo_dir)

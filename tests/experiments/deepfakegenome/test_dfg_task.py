@@ -12,7 +12,8 @@ from reprolab.train import run
 
 
 def overrides(protocol: str, data_dir, *extra: str) -> list[str]:
-    return [f"experiment=deepfakegenome/zoo_{protocol}_cpu", f"paths.data_dir={data_dir}", "logger=none",
+    return [f"experiment=deepfakegenome/zoo_{protocol}_cpu", f"paths.data_dir={data_dir}",
+            f"data.zoo_dir={data_dir}/forgery_zoo", "logger=none",
             "print_config=false", "trainer.max_epochs=1", "trainer.enable_progress_bar=false",
             "data.zoo.photos_dir=null", "data.zoo.num_algorithms=10", "data.zoo.seed=3",
             "data.zoo.per_algorithm={train: 6, val: 2, test: 8}", "data.unseen=[fsw01,fre01]",
@@ -51,6 +52,14 @@ def test_protocol_the_test_set_cannot_support_is_an_error_in_a_full_run(zoo_data
     cfg = compose(overrides("retrieval", zoo_data_dir, "task.registry_pool=8"), output_dir=tmp_path)
     with pytest.raises(ConfigError, match="registry_pool"):
         run(cfg)
+
+
+def test_protocol_a_one_batch_test_set_cannot_support_is_skipped(zoo_data_dir, tmp_path):
+    # limit_test_batches=1 is an int (one batch), not the float 1.0 (all batches)
+    cfg = compose(overrides("retrieval", zoo_data_dir, "task.registry_pool=8", "+trainer.limit_test_batches=1"),
+                  output_dir=tmp_path)
+    metrics = run(cfg)
+    assert "test/closed/acc" in metrics and not any(k.startswith("test/retrieval") for k in metrics)
 
 
 def test_open_set_without_unseen_algorithms_fails_before_training(zoo_data_dir, tmp_path):
