@@ -3,9 +3,10 @@
 Manual optimisation lets the weighting write the combined gradient itself (`reprolab.mtl.engine`), so Adam,
 Muon and APT drop in through the `optimizer` group unchanged. APT optimizers receive the task-conflict
 signal of each step (`set_task_conflict`). Logged: `train/loss` (Σ_t L_t), `train/loss_<task>`,
-`train/weight_<task>`, `train/share` (APT only), `val|test/<metric>`, and `val|test/delta_m` when the
-benchmark carries single-task baselines. Single-device: DDP would need the `.grad` all-reduce that
-`loss.backward()` normally triggers (the paper-scale presets use one GPU, as the MTL protocol does).
+`train/weight_<task>`, `train/share` (APT only), `val|test/<metric>`, `val|test/loss` (Σ_t L_t; the one task's
+loss in a `single_task` run), and `val|test/delta_m` when the benchmark carries single-task baselines.
+Single-device: DDP would need the `.grad` all-reduce that `loss.backward()` normally triggers (the
+paper-scale presets use one GPU, as the MTL protocol does).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class MTLTask(Task):
                 raise ValueError(f"single_task {single_task!r} is not a task of this benchmark; "
                                  f"choose from {', '.join(benchmark.task_names)}")
             weighting, weighting_kwargs = "single", {"task": benchmark.task_names.index(single_task)}
+        self.single_task = single_task
         self.weighting = build_weighting(weighting, benchmark.n_tasks, **dict(weighting_kwargs or {}))
         self.jacobian_method = jacobian_method
         if jacobian_wrt not in ("params", "representation"):
@@ -101,6 +103,8 @@ class MTLTask(Task):
         inputs, targets = self.benchmark.split(batch)
         outputs = self.model(inputs)
         losses = task_losses(self.benchmark.losses(outputs, targets))
+        if self.single_task is not None:  # its objective; the untrained heads' losses would pick the checkpoint
+            losses = losses[self.benchmark.task_names.index(self.single_task)]
         self.log(f"{stage}/loss", losses.sum(), on_epoch=True, sync_dist=True)
         self.benchmark.update(stage, outputs, targets)
 

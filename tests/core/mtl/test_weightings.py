@@ -176,3 +176,20 @@ def test_mtl_task_single_task_replaces_the_weighting_by_name():
     assert type(task.weighting).__name__ == "SingleTask" and task.weighting.task == 1
     with pytest.raises(ValueError, match="choose from a, b"):
         MTLTask(_TwoHeadModel(), optimizer=None, benchmark=RegressionBenchmark(["a", "b"]), single_task="c")
+
+
+def test_single_task_validation_loss_is_that_task_loss_only(monkeypatch):
+    from experiments.apt.benchmarks import RegressionBenchmark
+    from reprolab.mtl.task import MTLTask
+
+    class Fixed(_TwoHeadModel):
+        def forward(self, x):
+            return [torch.zeros(len(x)), torch.zeros(len(x))]
+
+    x, y = torch.zeros(4, 2), torch.tensor([[1.0, 3.0]] * 4)  # MSE of a zero prediction: 1 (a), 9 (b)
+    for single, expected in ((None, 10.0), ("a", 1.0), ("b", 9.0)):
+        task = MTLTask(Fixed(), optimizer=None, benchmark=RegressionBenchmark(["a", "b"]), single_task=single)
+        logged: dict[str, float] = {}
+        monkeypatch.setattr(task, "log", lambda name, value, logged=logged, **kw: logged.__setitem__(name, float(value)))
+        task._eval_step((x, y), "val")
+        assert logged["val/loss"] == pytest.approx(expected), single
