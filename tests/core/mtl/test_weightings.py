@@ -193,3 +193,28 @@ def test_single_task_validation_loss_is_that_task_loss_only(monkeypatch):
         monkeypatch.setattr(task, "log", lambda name, value, logged=logged, **kw: logged.__setitem__(name, float(value)))
         task._eval_step((x, y), "val")
         assert logged["val/loss"] == pytest.approx(expected), single
+
+
+@pytest.mark.parametrize("name", ["dwa", "famo", "uw", "gradnorm", "dbmtl"])
+def test_stateful_weighting_resumes_from_its_state_dict_exactly(name):
+    import io
+
+    gen = torch.Generator().manual_seed(0)
+    steps = [(torch.rand(2, generator=gen) + 0.5, torch.randn(2, 6, generator=gen)) for _ in range(8)]
+    first = build_weighting(name, 2)
+
+    def step(w, losses, jac, i):
+        out = w(losses, jac if w.needs_jacobian else None)
+        if i % 2 == 1:
+            w.epoch_end()  # DWA: an "epoch" of two steps
+        return out.loss_weights
+
+    for i, (losses, jac) in enumerate(steps[:5]):
+        step(first, losses, jac, i)
+    buffer = io.BytesIO()
+    torch.save(first.state_dict(), buffer)  # what a Lightning checkpoint holds for the task's weighting
+    buffer.seek(0)
+    resumed = build_weighting(name, 2)
+    resumed.load_state_dict(torch.load(buffer, weights_only=True))
+    for i, (losses, jac) in enumerate(steps[5:], start=5):
+        assert torch.equal(step(first, losses, jac, i), step(resumed, losses, jac, i)), (name, i)

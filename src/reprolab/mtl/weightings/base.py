@@ -27,6 +27,8 @@ class Weighting(nn.Module):
     """Base class. `needs_jacobian` says whether `forward` wants the (T, n) shared Jacobian."""
 
     needs_jacobian: bool = False
+    #: step-to-step state that is not a parameter or buffer (DWA's loss history, FAMO's previous losses...)
+    state_attributes: tuple[str, ...] = ()
 
     def __init__(self, n_tasks: int):
         super().__init__()
@@ -43,6 +45,20 @@ class Weighting(nn.Module):
         if self.needs_jacobian and (jac is None or jac.shape[0] != self.n_tasks):
             shape = None if jac is None else tuple(jac.shape)
             raise ValueError(f"{type(self).__name__} needs the ({self.n_tasks}, n) task Jacobian, got {shape}")
+
+    def get_extra_state(self) -> dict:
+        """Checkpointed with the module: the `state_attributes` and the inner optimizer's state, so a run
+        resumed from `last.ckpt` continues the weighting exactly where it stopped."""
+        state = {name: getattr(self, name) for name in self.state_attributes}
+        if isinstance(getattr(self, "opt", None), torch.optim.Optimizer):
+            state["opt"] = self.opt.state_dict()
+        return state
+
+    def set_extra_state(self, state: dict) -> None:
+        for name in self.state_attributes:
+            setattr(self, name, state[name])
+        if "opt" in state:
+            self.opt.load_state_dict(state["opt"])
 
     def epoch_end(self) -> None:
         """Hook for methods that work on epoch-level statistics (DWA)."""

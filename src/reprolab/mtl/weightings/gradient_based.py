@@ -15,6 +15,7 @@ class GradNorm(Weighting):
     are renormalised to sum T. The returned direction uses the weights before that step."""
 
     needs_jacobian = True
+    state_attributes = ("initial",)
 
     def __init__(self, n_tasks: int, alpha: float = 1.5, lr: float = 1e-2):
         super().__init__(n_tasks)
@@ -50,6 +51,7 @@ class DBMTL(Weighting):
     rescaled to the largest norm: d = Σ_t (max_j ‖b_j‖ / ‖b_t‖) b_t. Heads get weights α_t / L_t."""
 
     needs_jacobian = True
+    state_attributes = ("buffer", "step")
 
     def __init__(self, n_tasks: int, beta: float = 0.9, beta_sigma: float = 0.5, eps: float = 1e-8):
         super().__init__(n_tasks)

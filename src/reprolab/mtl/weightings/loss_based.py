@@ -62,6 +62,8 @@ class DWA(Weighting):
     w_t = T·softmax_t(r_t / temp), r_t = L̄_t(e−1) / L̄_t(e−2) on epoch-average losses; w = 1 for the first two
     epochs. Call `epoch_end()` once per epoch (the MTL task does)."""
 
+    state_attributes = ("count", "history")
+
     def __init__(self, n_tasks: int, temp: float = 2.0):
         super().__init__(n_tasks)
         self.temp = temp
@@ -102,6 +104,8 @@ class FAMO(Weighting):
     weights c z_t / L_t. ξ is moved by its own Adam (lr β=`lr`, weight decay γ=`gamma`) down
     (∂z/∂ξ)ᵀ δ, where δ_t = log L_t(before) − log L_t(after) is the observed log-loss decrease. Choice: the
     "after" losses are the next step's losses (next batch), which saves FAMO's extra forward pass."""
+
+    state_attributes = ("prev",)
 
     def __init__(self, n_tasks: int, lr: float = 0.025, gamma: float = 1e-3, eps: float = 1e-8):
         super().__init__(n_tasks)
