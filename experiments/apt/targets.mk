@@ -1,6 +1,6 @@
 # APT (MTL weightings x {Adam, Muon} x {plain, APT}): data, paper-scale multiruns, CPU claim check, benchmark.
 .PHONY: data-apt-nyuv2 data-apt-cityscapes data-apt-celeba data-apt-qm9 reproduce-apt-nyuv2 reproduce-apt-cityscapes \
-        reproduce-apt-celeba reproduce-apt-qm9 claim-apt bench-apt
+        reproduce-apt-celeba reproduce-apt-qm9 claim-apt bench-apt table-apt
 
 # Override on the command line, e.g. `make reproduce-apt-nyuv2 APT_METHODS=ew,pcgrad APT_SEEDS=0`.
 APT_METHODS ?= ew,uw,dwa,rlw,gradnorm,mgda,pcgrad,gradvac,graddrop,imtl,cagrad,nashmtl,alignedmtl,famo,dbmtl,fairgrad
@@ -21,16 +21,20 @@ data-apt-qm9: ## QM9 via PyTorch Geometric (~0.5 GB, ~10 min processing)
 	$(PY) scripts/data/prepare_qm9.py --data-dir $(DATA)
 
 reproduce-apt-nyuv2: ## 16 methods x {adam,apt_adam,muon,apt_muon} x 3 seeds, SegNet-MTAN 200 epochs (1 GPU each, W&B; est. ~4 h per run)
-	$(TRAIN) -m experiment=apt/nyuv2 $(APT_SWEEP)
+	-$(TRAIN) -m experiment=apt/nyuv2 $(APT_SWEEP) hydra.sweep.dir=logs/reproduce/apt/nyuv2
+	$(TABLE) logs/reproduce/apt/nyuv2 --group-by task.weighting optimizer --name nyuv2 --results experiments/apt/RESULTS.md
 
 reproduce-apt-cityscapes: ## same grid on Cityscapes seg/depth, SegNet-MTAN 200 epochs (1 GPU each, W&B; est. ~2 h per run)
-	$(TRAIN) -m experiment=apt/cityscapes $(APT_SWEEP)
+	-$(TRAIN) -m experiment=apt/cityscapes $(APT_SWEEP) hydra.sweep.dir=logs/reproduce/apt/cityscapes
+	$(TABLE) logs/reproduce/apt/cityscapes --group-by task.weighting optimizer --name cityscapes --results experiments/apt/RESULTS.md
 
 reproduce-apt-celeba: ## same grid on CelebA 40 attributes, ResNet-18, 15 epochs (1 GPU each, W&B; est. 1-3 h per run: gradient methods pay 40 backward passes)
-	$(TRAIN) -m experiment=apt/celeba $(APT_SWEEP)
+	-$(TRAIN) -m experiment=apt/celeba $(APT_SWEEP) hydra.sweep.dir=logs/reproduce/apt/celeba
+	$(TABLE) logs/reproduce/apt/celeba --group-by task.weighting optimizer --name celeba --results experiments/apt/RESULTS.md
 
 reproduce-apt-qm9: ## same grid on QM9 11 targets, MPNN 300 epochs (1 GPU each, W&B; est. ~10 h per run)
-	$(TRAIN) -m experiment=apt/qm9 $(APT_SWEEP)
+	-$(TRAIN) -m experiment=apt/qm9 $(APT_SWEEP) hydra.sweep.dir=logs/reproduce/apt/qm9
+	$(TABLE) logs/reproduce/apt/qm9 --group-by task.weighting optimizer --name qm9 --results experiments/apt/RESULTS.md
 
 claim-apt: ## CPU claim check: 8 weightings x {Adam,Muon} x {plain,APT} x 3 seeds on synthetic/digits/ENB2012 + STL -> experiments/apt/results (~15 min of one idle core)
 	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m experiments.apt.claim --out experiments/apt/results --figures experiments/apt/figures --data-dir $(or $(SHARED_DATA),../shared/data)
@@ -38,3 +42,10 @@ claim-apt: ## CPU claim check: 8 weightings x {Adam,Muon} x {plain,APT} x 3 seed
 bench-apt: ## EW / PCGrad / CAGrad / Nash-MTL step time vs T backward passes + one step (~3 min CPU)
 	OMP_NUM_THREADS=1 $(PY) scripts/bench/mtl_overhead.py --model mlp
 	OMP_NUM_THREADS=1 $(PY) scripts/bench/mtl_overhead.py --model mtan --batch 2 --reps 10
+table-apt: ## Trainer-path table: ENB2012, {EW,PCGrad,MGDA} x {adam,apt_adam,muon,apt_muon} + single-task runs, 3 seeds -> RESULTS.md block (~10 min of one core)
+	-$(CPU1) $(TRAIN) -m experiment=apt/enb_cpu task.weighting=ew,pcgrad,mgda optimizer=adam,apt_adam,muon,apt_muon seed=0,1,2 \
+	  print_config=false hydra.sweep.dir=logs/tables/apt/enb_mtl
+	-$(CPU1) $(TRAIN) -m experiment=apt/enb_cpu task.single_task=heating,cooling task.weighting=ew optimizer=adam,muon seed=0,1,2 \
+	  print_config=false hydra.sweep.dir=logs/tables/apt/enb_stl
+	$(TABLE) logs/tables/apt/enb_mtl logs/tables/apt/enb_stl --group-by task.single_task task.weighting optimizer \
+	  --metric test/heating test/cooling test/delta_m_own_stl train/share --curve val/loss --name enb --results experiments/apt/RESULTS.md

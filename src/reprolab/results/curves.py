@@ -65,10 +65,11 @@ def plot_curves(runs: Sequence[Run], group_by: Sequence[str], metric: str, out_p
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 4), dpi=120)
-    for key, frame in sorted(curves.items(), key=lambda item: str(item[0])):
+    for i, (key, frame) in enumerate(sorted(curves.items(), key=lambda item: str(item[0]))):
         label = ", ".join(f"{k}={v}" for k, v in zip(group_by, key, strict=True)) or "all runs"
         label += f" (n={int(frame['n'].max())})"
-        (line,) = ax.plot(frame.index, frame["mean"], label=label)
+        style = ("-", "--", ":", "-.")[i // 10 % 4]  # the colour cycle has 10 colours
+        (line,) = ax.plot(frame.index, frame["mean"], style, label=label)
         band = frame["std"].fillna(0.0)
         ax.fill_between(frame.index, frame["mean"] - band, frame["mean"] + band, alpha=0.2, color=line.get_color())
     ax.set_xlabel("step")
