@@ -4,11 +4,13 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 TRAIN := $(VENV)/bin/reprolab-train
+TABLE := $(VENV)/bin/reprolab-table
+CPU1 := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 DATA ?= data
 export PYTHONUNBUFFERED := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-slow lint demo clean data-cifar10 bench-trainer reproduce-cifar10 tables dashboards wandb-sync reproduce-all
+.PHONY: help install test test-slow lint demo clean data-cifar10 bench-trainer reproduce-cifar10 tables claim-tables dashboards wandb-sync reproduce-all
 
 help: ## List every target (with its expected compute)
 	@grep -hE '^[a-zA-Z0-9_%-]+:.*## ' $(MAKEFILE_LIST) | sort -u | \
@@ -45,6 +47,10 @@ reproduce-cifar10: ## CIFAR-10 ResNet-18 SGD baseline, 200 epochs (1 GPU, ~1.5 h
 
 tables: ## Refresh every generated table (and its figures) in experiments/*/RESULTS.md from the runs under logs/ (seconds, CPU)
 	$(VENV)/bin/reprolab-table --refresh
+
+TABLE_TARGETS = $(sort $(shell grep -hoE '^table-[A-Za-z0-9_.-]+:' $(MAKEFILE_LIST) | tr -d ':'))
+claim-tables: ## Every paper's table-<paper> target: CPU sweeps through reprolab-train + their RESULTS.md blocks (~45 min of one core)
+	$(MAKE) --keep-going $(TABLE_TARGETS)
 
 dashboards: ## Write every paper's W&B workspace spec to logs/dashboards/ (offline, seconds); WANDB_MODE=online WANDB_ENTITY=<you> saves them
 	for paper in $$($(VENV)/bin/reprolab-dashboard --list); do $(VENV)/bin/reprolab-dashboard $$paper || exit 1; done
