@@ -1,5 +1,6 @@
 # DegradeQuery on PROTAC-8K: data, the full CPU table (main result, baselines, ablations), the trainer path.
-.PHONY: data-protac8k reproduce-degradequery claim-degradequery reproduce-degradequery-trainer
+.PHONY: data-protac8k reproduce-degradequery claim-degradequery reproduce-degradequery-trainer table-degradequery \
+        reproduce-degradequery-main reproduce-degradequery-main_gin reproduce-degradequery-main_sequences reproduce-degradequery-no_pretrain reproduce-degradequery-molecule_only reproduce-degradequery-scaffold reproduce-degradequery-target_e3
 
 DQ_DATA ?= $(if $(wildcard ../shared/data/protac-8k/protac8k.csv),../shared/data,$(DATA))
 DQ_OUT ?= experiments/degradequery/results
@@ -15,5 +16,30 @@ reproduce-degradequery: ## DegradeQuery full table: 7 models x official/scaffold
 
 claim-degradequery: reproduce-degradequery ## alias of reproduce-degradequery (the DegradeQuery claim check, CPU)
 
-reproduce-degradequery-trainer: ## DegradeQuery main preset through reprolab-train, 5 seeds (CPU, ~1 CPU-min per seed)
-	$(DQ_ENV) $(TRAIN) -m experiment=degradequery/main seed=0,1,2,3,4 paths.data_dir=$(DQ_DATA)
+DQ_SEEDS ?= 0,1,2,3,4
+# One reprolab-train sweep per preset (conf/experiment/degradequery/<setting>.yaml) into a fixed folder, then its table.
+define dq_reproduce
+	-$(DQ_ENV) $(TRAIN) -m experiment=degradequery/$(1) seed=$(DQ_SEEDS) print_config=false paths.data_dir=$(DQ_DATA) \
+	  hydra.sweep.dir=logs/reproduce/degradequery/$(1)
+	$(TABLE) logs/reproduce/degradequery/$(1) --group-by setting --name $(1) --results experiments/degradequery/RESULTS.md
+endef
+reproduce-degradequery-main: ## DegradeQuery (ECFP encoder, counterfactual pretraining), official split, through reprolab-train, 5 seeds (CPU, ~2 CPU-min per seed)
+	$(call dq_reproduce,main)
+reproduce-degradequery-main_gin: ## the GIN-encoder option, official split, through reprolab-train, 5 seeds (CPU, ~5 CPU-min per seed)
+	$(call dq_reproduce,main_gin)
+reproduce-degradequery-main_sequences: ## ID embeddings + sequence features, official split, through reprolab-train, 5 seeds (CPU, ~2 CPU-min per seed)
+	$(call dq_reproduce,main_sequences)
+reproduce-degradequery-no_pretrain: ## ablation without counterfactual pretraining, official split, through reprolab-train, 5 seeds (CPU, ~2 CPU-min per seed)
+	$(call dq_reproduce,no_pretrain)
+reproduce-degradequery-molecule_only: ## molecule-only baseline, official split, through reprolab-train, 5 seeds (CPU, ~2 CPU-min per seed)
+	$(call dq_reproduce,molecule_only)
+reproduce-degradequery-scaffold: ## ablation: Murcko-scaffold holdout, through reprolab-train, 5 seeds (CPU, ~2 CPU-min per seed)
+	$(call dq_reproduce,scaffold)
+reproduce-degradequery-target_e3: ## ablation: (target, E3) pair holdout, through reprolab-train, 5 seeds (CPU, ~2 CPU-min per seed)
+	$(call dq_reproduce,target_e3)
+reproduce-degradequery-trainer: reproduce-degradequery-main ## alias of reproduce-degradequery-main
+table-degradequery: ## Trainer-path table: DegradeQuery vs no pretraining vs molecule-only, official split, 5 seeds -> RESULTS.md block (~20 min of one core)
+	-$(DQ_ENV) $(TRAIN) -m experiment=degradequery/main,degradequery/no_pretrain,degradequery/molecule_only seed=0,1,2,3,4 \
+	  print_config=false paths.data_dir=$(DQ_DATA) hydra.sweep.dir=logs/tables/degradequery/official
+	$(TABLE) logs/tables/degradequery/official --group-by setting \
+	  --metric test/auroc test/accuracy test/f1_macro --curve val/auroc --name official --results experiments/degradequery/RESULTS.md
