@@ -41,7 +41,8 @@ class DepthSRDataModule(L.LightningDataModule):
 
     def __init__(self, data_dir: str, scale: int = 4, train_sets: Sequence[dict] = (), val_sets: Sequence[dict] = (),
                  test_sets: Sequence[dict] = (), patch_size: int = 256, batch_size: int = 8,
-                 patches_per_epoch: int = 8000, noise_std: float = 0.0, num_workers: int = 0, seed: int = 0):
+                 patches_per_epoch: int = 8000, noise_std: float = 0.0, num_workers: int = 0, seed: int = 0,
+                 min_edge: float = 0.0):
         super().__init__()
         if scale not in (2, 4, 8, 16):
             raise ValueError(f"scale must be 2, 4, 8 or 16; got {scale}")
@@ -50,6 +51,7 @@ class DepthSRDataModule(L.LightningDataModule):
         self.train_specs, self.val_specs, self.test_specs = list(train_sets), list(val_sets), list(test_sets)
         self.patches_per_epoch, self.noise_std = patches_per_epoch, noise_std
         self.num_workers, self.seed = num_workers, seed
+        self.min_edge = min_edge  # > 0: redraw training patches whose depth range is below it (normalised units)
         self.train_set = None
         self.val_sets: list[ImageDataset] = []
         self.test_sets: list[ImageDataset] = []
@@ -67,7 +69,8 @@ class DepthSRDataModule(L.LightningDataModule):
     def setup(self, stage: str | None = None) -> None:
         if stage in (None, "fit") and self.train_set is None and self.train_specs:
             samples = [s for i, spec in enumerate(self.train_specs) for s in self._samples(spec, 100 + i)]
-            self.train_set = PatchDataset(samples, self.scale, self.patch_size, self.patches_per_epoch, self.seed)
+            self.train_set = PatchDataset(samples, self.scale, self.patch_size, self.patches_per_epoch, self.seed,
+                                          min_edge=self.min_edge)
         if stage in (None, "fit", "validate") and not self.val_sets:
             self.val_sets = [ImageDataset(self._samples(s, 200 + i), i) for i, s in enumerate(self.val_specs)]
         if stage in (None, "test") and not self.test_sets:

@@ -51,6 +51,18 @@ def test_warmup_cosine_shape():
     assert all(a >= b for a, b in zip(lrs[10:], lrs[11:], strict=False))
 
 
+def test_warmup_fraction_scales_with_the_run():
+    for total, expected in ((200, 20), (800, 80)):
+        opt = torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=1.0)
+        sched = warmup_cosine(opt, total_steps=total, warmup_fraction=0.1)
+        lrs = []
+        for _ in range(total):
+            lrs.append(opt.param_groups[0]["lr"])
+            opt.step()
+            sched.step()
+        assert lrs[expected - 1] == pytest.approx(1.0) and lrs[expected - 2] < 1.0 and max(lrs) == pytest.approx(1.0)
+
+
 def test_warmup_constant_and_none():
     opt = torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=2.0)
     sched = warmup_constant(opt, total_steps=10, warmup_steps=4)

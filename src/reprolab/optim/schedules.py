@@ -7,9 +7,12 @@ import math
 from torch.optim.lr_scheduler import LambdaLR
 
 
-def warmup_cosine(optimizer, total_steps: int, warmup_steps: int = 0, min_lr_ratio: float = 0.0) -> LambdaLR:
-    """Linear warm-up over `warmup_steps`, then cosine decay to `min_lr_ratio`·lr at `total_steps`."""
+def warmup_cosine(optimizer, total_steps: int, warmup_steps: int = 0, min_lr_ratio: float = 0.0,
+                  warmup_fraction: float = 0.0) -> LambdaLR:
+    """Linear warm-up over `warmup_steps` (or, when that is 0, `warmup_fraction` of `total_steps`: a
+    one-cycle-style warm-up that scales with the run), then cosine decay to `min_lr_ratio`·lr at `total_steps`."""
     total_steps = max(int(total_steps), 1)
+    warmup_steps = warmup_steps or round(warmup_fraction * total_steps)
 
     def factor(step: int) -> float:
         if step < warmup_steps:

@@ -103,6 +103,21 @@ def test_patches_are_aligned_and_reproducible(tmp_path):
         PatchDataset(samples, scale=4, patch=18, length=1)[0]
 
 
+def test_min_edge_redraws_flat_patches(tmp_path):
+    (edged,) = [make_sample(p, 4, "middlebury") for p in read_folder_set(write_middlebury(tmp_path, n=1), "middlebury")]
+    flat = {k: v.clone() if torch.is_tensor(v) else v for k, v in edged.items()}
+    flat["gt"].fill_(0.5)
+    flat["lr"].fill_(0.5)
+
+    def ranges(min_edge):
+        data = PatchDataset([flat, edged], scale=4, patch=16, length=40, seed=0, augment=False, min_edge=min_edge,
+                            tries=30)
+        return [float(data[i]["gt"].max() - data[i]["gt"].min()) for i in range(len(data))]
+
+    assert min(ranges(0.0)) == 0.0  # about half the patches come from the flat image
+    assert min(ranges(0.01)) >= 0.01
+
+
 def test_missing_and_corrupt_files_raise_actionable_errors(tmp_path):
     with pytest.raises(DatasetNotFoundError, match="make data-depth-sr"):
         read_folder_set(tmp_path / "Lu", "lu")
@@ -118,7 +133,7 @@ def test_missing_and_corrupt_files_raise_actionable_errors(tmp_path):
 
 def test_datamodule_on_the_shared_real_folder(data_dir):
     dm = DepthSRDataModule(
-        data_dir=str(data_dir), scale=8, patch_size=64, batch_size=2, patches_per_epoch=4,
+        data_dir=str(data_dir), scale=8, patch_size=64, batch_size=2, patches_per_epoch=4, min_edge=0.05,
         train_sets=[{"name": "midd", "kind": "middlebury", "path": "depth-sr/Middlebury", "include": [3, 4]}],
         val_sets=[{"name": "real", "kind": "rgbdd_real", "path": "depth-sr/RGBDD_Test_Realscene", "include": [2]}],
         test_sets=[{"name": "lu", "kind": "lu", "path": "depth-sr/Lu", "include": [1]},
@@ -127,6 +142,7 @@ def test_datamodule_on_the_shared_real_folder(data_dir):
     dm.setup("test")
     batch = next(iter(dm.train_dataloader()))
     assert batch["gt"].shape == (2, 1, 64, 64) and batch["lr"].shape == (2, 1, 8, 8)
+    assert dm.train_set.min_edge == 0.05  # near-flat patches are redrawn, as in the claim check
     lu = dm.test_sets[0][0]
     assert lu["gt"].shape == (1, 480, 640) and lu["lr"].shape == (1, 60, 80)
     nyu = dm.test_sets[1][0]
