@@ -29,7 +29,7 @@ reproduce-deepfakegenome-open_set: ## DFG open-set attribution (AUROC, OSCR, clu
 reproduce-deepfakegenome-retrieval: ## DFG retrieval attribution, ArcFace ResNet-50, K=1/5/10 (Rank-1/5, mAP, TPIR@FPIR); needs DFG_SPLIT (GPU group, W&B)
 	-$(TRAIN) -m experiment=deepfakegenome/dfg_retrieval seed=$(DFG_SEEDS) paths.data_dir=$(DATA) $(DFG_DATA_GROUP) $(DFG_SPLIT) hydra.sweep.dir=logs/reproduce/deepfakegenome/dfg_retrieval
 	$(TABLE) logs/reproduce/deepfakegenome/dfg_retrieval --group-by data model --name dfg_retrieval --results experiments/deepfakegenome/RESULTS.md
-table-deepfakegenome: ## Trainer-path tables on the forgery zoo: binary (small CNN vs FFT spectrum) and closed-set attribution, 3 seeds -> RESULTS.md blocks (~12 min of one core)
+table-deepfakegenome: ## Trainer-path tables on the forgery zoo: all four protocols, small CNN vs FFT spectrum, 3 seeds -> RESULTS.md blocks (~30 min of one core)
 	-$(CPU1) $(TRAIN) -m experiment=deepfakegenome/zoo_binary_cpu model=dfg_small_cnn,spectrum_fft seed=$(DFG_SEEDS) \
 	  print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data) hydra.sweep.dir=logs/tables/deepfakegenome/zoo_binary
 	$(TABLE) logs/tables/deepfakegenome/zoo_binary --group-by model \
@@ -39,3 +39,12 @@ table-deepfakegenome: ## Trainer-path tables on the forgery zoo: binary (small C
 	  print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data) hydra.sweep.dir=logs/tables/deepfakegenome/zoo_closed_set
 	$(TABLE) logs/tables/deepfakegenome/zoo_closed_set --group-by model --name zoo_closed_set \
 	  --results experiments/deepfakegenome/RESULTS.md
+	-$(CPU1) $(TRAIN) -m experiment=deepfakegenome/zoo_open_set_cpu model=dfg_small_cnn,spectrum_fft seed=$(DFG_SEEDS) \
+	  print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data) hydra.sweep.dir=logs/tables/deepfakegenome/zoo_open_set
+	$(TABLE) logs/tables/deepfakegenome/zoo_open_set --group-by model --metric test/closed/acc test/open/auroc test/open/oscr \
+	  test/open/cluster_acc test/open/cluster_nmi test/open/cluster_ari --no-curves --results experiments/deepfakegenome/RESULTS.md
+	-$(CPU1) $(TRAIN) -m experiment=deepfakegenome/zoo_retrieval_cpu model=dfg_small_cnn,spectrum_fft seed=$(DFG_SEEDS) \
+	  print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data) hydra.sweep.dir=logs/tables/deepfakegenome/zoo_retrieval
+	$(TABLE) logs/tables/deepfakegenome/zoo_retrieval --group-by model --metric test/retrieval_k1/rank1 test/retrieval_k5/rank1 \
+	  test/retrieval_k10/rank1 test/retrieval_k5/unseen_rank1 test/retrieval_k5/map test/retrieval_k5/tpir@fpir0.1 \
+	  --no-curves --results experiments/deepfakegenome/RESULTS.md
