@@ -49,7 +49,7 @@ tables: ## Refresh every generated table (and its figures) in experiments/*/RESU
 	$(VENV)/bin/reprolab-table --refresh
 
 TABLE_TARGETS = $(sort $(shell grep -hoE '^table-[A-Za-z0-9_.-]+:' $(MAKEFILE_LIST) | tr -d ':'))
-claim-tables: ## Every paper's table-<paper> target: CPU sweeps through reprolab-train + their RESULTS.md blocks (~45 min of one core)
+claim-tables: ## Every table-<paper> target: CPU sweeps through reprolab-train + their RESULTS.md blocks (~2 h of one core)
 	$(MAKE) --keep-going $(TABLE_TARGETS)
 
 dashboards: ## Write every paper's W&B workspace spec to logs/dashboards/ (offline, seconds); WANDB_MODE=online WANDB_ENTITY=<you> saves them
