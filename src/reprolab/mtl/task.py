@@ -96,6 +96,10 @@ class MTLTask(Task):
             self.log("train/share", float(inner.share))
         return losses.sum().detach()
 
+    def on_load_checkpoint(self, checkpoint: dict) -> None:
+        """Checkpoints written before weightings saved their running state lack its key: load them anyway."""
+        checkpoint["state_dict"].setdefault("weighting._extra_state", {})
+
     def on_train_epoch_end(self) -> None:
         self.weighting.epoch_end()
 

@@ -218,3 +218,19 @@ def test_stateful_weighting_resumes_from_its_state_dict_exactly(name):
     resumed.load_state_dict(torch.load(buffer, weights_only=True))
     for i, (losses, jac) in enumerate(steps[5:], start=5):
         assert torch.equal(step(first, losses, jac, i), step(resumed, losses, jac, i)), (name, i)
+
+
+def test_checkpoint_without_weighting_state_still_loads():
+    from experiments.apt.benchmarks import RegressionBenchmark
+    from reprolab.mtl.task import MTLTask
+
+    def make():
+        return MTLTask(_TwoHeadModel(), optimizer=None, benchmark=RegressionBenchmark(["a", "b"]), weighting="dwa")
+
+    old = {"state_dict": {k: v for k, v in make().state_dict().items() if not k.endswith("_extra_state")}}
+    task = make()
+    with pytest.raises(RuntimeError, match="_extra_state"):
+        task.load_state_dict(old["state_dict"])
+    task.on_load_checkpoint(old)
+    task.load_state_dict(old["state_dict"])
+    assert task.weighting.history == [] and task.weighting.count == 0

@@ -55,8 +55,11 @@ class Weighting(nn.Module):
         return state
 
     def set_extra_state(self, state: dict) -> None:
+        """Restore what `get_extra_state` saved; names a checkpoint lacks (made before they were saved) keep
+        their fresh values."""
         for name in self.state_attributes:
-            setattr(self, name, state[name])
+            if name in state:
+                setattr(self, name, state[name])
         if "opt" in state:
             self.opt.load_state_dict(state["opt"])
 
