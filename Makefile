@@ -10,7 +10,7 @@ DATA ?= data
 export PYTHONUNBUFFERED := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-slow lint demo clean data-cifar10 bench-trainer reproduce-cifar10 tables claim-tables dashboards wandb-sync reproduce-all
+.PHONY: help install test test-slow lint demo clean data-cifar10 bench-trainer gpu-check reproduce-cifar10 tables claim-tables dashboards wandb-sync reproduce-all
 
 help: ## List every target (with its expected compute)
 	@grep -hE '^[a-zA-Z0-9_%-]+:.*## ' $(MAKEFILE_LIST) | sort -u | \
@@ -41,6 +41,9 @@ data-cifar10: ## Download CIFAR-10 into $(DATA)/cifar10 (170 MB)
 
 bench-trainer: ## Lightning vs plain-PyTorch loop overhead ratio (~2 min CPU)
 	$(PY) scripts/bench/trainer_overhead.py
+
+gpu-check: ## The GPU device group end to end (fp32, bf16, compile, DDP; AdamW vs DeltaAdamW) with throughput ratios -> logs/gpu_check/gpu_check.json (1 GPU, ~5 min)
+	$(PY) scripts/bench/gpu_check.py --out logs/gpu_check
 
 reproduce-cifar10: ## CIFAR-10 ResNet-18 SGD baseline, 200 epochs (1 GPU, ~1.5 h)
 	$(TRAIN) experiment=cifar10/resnet18_sgd paths.data_dir=$(DATA)

@@ -2,5 +2,6 @@
 
 from reprolab.callbacks.finite_loss import FiniteLossGuard
 from reprolab.callbacks.rng_state import RNGStateCheckpoint
+from reprolab.callbacks.step_timer import StepTimer
 
-__all__ = ["FiniteLossGuard", "RNGStateCheckpoint"]
+__all__ = ["FiniteLossGuard", "RNGStateCheckpoint", "StepTimer"]
