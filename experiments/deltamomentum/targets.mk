@@ -29,11 +29,11 @@ claim-deltamomentum: ## CPU claim checks 1-4 (regression, tiny LM on Shakespeare
 bench-deltamomentum: ## DeltaAdamW/AdamW whole-step and optimizer-step time ratios + FLOP overhead (~2 min CPU)
 	OMP_NUM_THREADS=1 $(PY) scripts/bench/delta_step.py
 	OMP_NUM_THREADS=1 $(PY) scripts/bench/delta_step.py --d-model 256 --n-layer 4 --seq-len 128 --batch 8
-table-deltamomentum: ## Trainer-path tables: tiny LM AdamW vs DeltaAdamW (steps saved) and CIFAR subset SGD-m vs DeltaSGD, 3 seeds -> RESULTS.md blocks (~8 min of one core)
-	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/lm_tiny_adamw,deltamomentum/lm_tiny_delta seed=0,1,2 trainer.val_check_interval=20 \
+table-deltamomentum: ## Trainer-path tables: tiny LM AdamW vs DeltaAdamW over a 4-point lr grid (steps saved at equal and at best lr) and CIFAR subset SGD-m vs DeltaSGD, 3 seeds -> RESULTS.md blocks (~50 min of one core)
+	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/lm_tiny_adamw,deltamomentum/lm_tiny_delta optimizer.lr=1e-3,3e-3,1e-2,3e-2 seed=0,1,2 trainer.val_check_interval=20 \
 	  print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data) hydra.sweep.dir=logs/tables/deltamomentum/lm_tiny
 	$(TABLE) logs/tables/deltamomentum/lm_tiny --group-by optimizer optimizer.lr \
-	  --metric best/val/loss val/steps_saved_pct --curve val/loss --name lm_tiny --results experiments/deltamomentum/RESULTS.md
+	  --metric best/val/loss val/steps_saved_pct val/steps_saved_best_lr_pct --curve val/loss --name lm_tiny --results experiments/deltamomentum/RESULTS.md
 	-$(CPU1) $(TRAIN) -m experiment=cifar10/small_sgd_cpu,deltamomentum/cifar10_small_delta_sgd_cpu seed=0,1,2 \
 	  print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data)/cifar10-jpeg-subset hydra.sweep.dir=logs/tables/deltamomentum/cifar_small
 	$(TABLE) logs/tables/deltamomentum/cifar_small --group-by optimizer \
