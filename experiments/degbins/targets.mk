@@ -4,6 +4,7 @@
 
 DEGBINS_SEEDS ?= 0
 DEGBINS_HEADS ?= degbins,degbins_regression
+DEGBINS_LONG_SEEDS ?= 0,1,2,3,4,5
 
 data-depth-sr: ## NYU v2 labelled .mat -> DKN/SGNet arrays + DCTNet RawDatasets into $(DATA) (~2.9 GB download, checksummed)
 	$(PY) scripts/data/prepare_depth_sr.py --data-dir $(DATA)
@@ -36,10 +37,10 @@ table-degbins: ## Trainer-path table with the claim protocol: x8, bins (1/2/3 st
 	  print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data) hydra.sweep.dir=logs/tables/degbins/x8_regression
 	$(TABLE) logs/tables/degbins/x8_bins logs/tables/degbins/x8_regression --group-by data.scale model.head model.stages \
 	  --metric test/rmse_lu test/rmse_middlebury_heldout test/gain_lu test/gain_middlebury_heldout --curve val/rmse --name x8 --results experiments/degbins/RESULTS.md
-table-degbins-long: ## The same with claim-degbins-long's budget: 800 steps of batch 8, bins (1/3 stages) vs regression, 3 seeds -> RESULTS.md block (~15 min of one core)
-	-$(CPU1) $(TRAIN) -m experiment=degbins/claim_cpu model.head=bins model.stages=1,3 seed=0,1,2 data.batch_size=8 \
+table-degbins-long: ## The same with claim-degbins-long's budget: 800 steps of batch 8, bins (1/3 stages) vs regression, 6 seeds -> RESULTS.md block (~30 min of one core)
+	-$(CPU1) $(TRAIN) -m experiment=degbins/claim_cpu model.head=bins model.stages=1,3 seed=$(DEGBINS_LONG_SEEDS) data.batch_size=8 \
 	  data.patches_per_epoch=6400 print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data) hydra.sweep.dir=logs/tables/degbins/x8_long_bins
-	-$(CPU1) $(TRAIN) -m experiment=degbins/claim_cpu model.head=regression model.stages=1 seed=0,1,2 data.batch_size=8 \
+	-$(CPU1) $(TRAIN) -m experiment=degbins/claim_cpu model.head=regression model.stages=1 seed=$(DEGBINS_LONG_SEEDS) data.batch_size=8 \
 	  data.patches_per_epoch=6400 print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data) hydra.sweep.dir=logs/tables/degbins/x8_long_regression
 	$(TABLE) logs/tables/degbins/x8_long_bins logs/tables/degbins/x8_long_regression --group-by data.scale model.head model.stages \
 	  --metric test/rmse_lu test/rmse_middlebury_heldout test/gain_lu test/gain_middlebury_heldout --curve val/rmse --name x8_long --results experiments/degbins/RESULTS.md
