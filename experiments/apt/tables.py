@@ -30,13 +30,21 @@ def owner(metric: str, task_names) -> str | None:
     return next((t for t in task_names if metric == t or metric.startswith(f"{t}_")), None)
 
 
+def benchmark_of(run: Run, cache: dict):
+    """The run's benchmark object (task names, higher-is-better), built once per distinct benchmark config."""
+    key = tuple(sorted((k, v) for k, v in run.config.items() if k.startswith("task.benchmark.")))
+    if key not in cache:
+        cache[key] = instantiate(OmegaConf.load(run.path / CONFIG_FILE).task.benchmark)
+    return cache[key]
+
+
 def derive_metrics(runs: list[Run]) -> None:
     stl: dict[tuple, list[float]] = defaultdict(list)  # (setting, optimizer, metric) → values over seeds
-    mtl = []
+    mtl, benchmarks = [], {}
     for run in runs:
         if not run.finished or run.get("paper") != "apt":
             continue
-        benchmark = instantiate(OmegaConf.load(run.path / CONFIG_FILE).task.benchmark)
+        benchmark = benchmark_of(run, benchmarks)
         single = run.get("task.single_task")
         if single is None:
             mtl.append((run, benchmark))

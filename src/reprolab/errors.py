@@ -40,7 +40,9 @@ def one_line(err: BaseException) -> str:
 
 def from_instantiation(err: Exception) -> Exception:
     """A config value a `_target_` rejects (Hydra wraps its ValueError/TypeError/KeyError) as a one-line
-    ConfigError naming the target; a ReprolabError inside is returned as it is; anything else is `err` itself."""
+    ConfigError naming the target; a ReprolabError (itself or inside) is returned as it is; anything else is `err`."""
+    if isinstance(err, ReprolabError):
+        return err
     cause = err.__cause__
     if isinstance(cause, ReprolabError):
         return cause

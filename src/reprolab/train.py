@@ -89,17 +89,16 @@ def main(cfg: DictConfig) -> float | None:
     if cfg.get("print_config", True):
         print_config_tree(cfg)
     try:
-        try:
-            return sweep_value(cfg, run(cfg))
-        except InstantiationException as err:  # a constructor rejected a config value
-            converted = from_instantiation(err)
-            if converted is err:
-                raise
-            raise converted from err
-    except ReprolabError as err:
+        return sweep_value(cfg, run(cfg))
+    except (ReprolabError, InstantiationException) as caught:
+        err = from_instantiation(caught)  # a constructor that rejected a config value → ConfigError
+        if not isinstance(err, ReprolabError):
+            raise
         write_error(cfg.paths.output_dir, f"{type(err).__name__}: {one_line(err)}")
-        if _in_multirun():
-            raise  # the sweeper records the failure and goes on with the other runs
+        if _in_multirun():  # the sweeper records the failure and goes on with the other runs
+            if err is caught:
+                raise
+            raise err from caught
         print(f"error: {one_line(err)}", file=sys.stderr)
         sys.exit(err.exit_code)
 

@@ -41,8 +41,9 @@ class MTLTask(Task):
             if single_task not in benchmark.task_names:
                 raise ValueError(f"single_task {single_task!r} is not a task of this benchmark; "
                                  f"choose from {', '.join(benchmark.task_names)}")
-            weighting, weighting_kwargs = "single", {"task": benchmark.task_names.index(single_task)}
-        self.single_task = single_task
+        self.single_index = None if single_task is None else benchmark.task_names.index(single_task)
+        if self.single_index is not None:
+            weighting, weighting_kwargs = "single", {"task": self.single_index}
         self.weighting = build_weighting(weighting, benchmark.n_tasks, **dict(weighting_kwargs or {}))
         self.jacobian_method = jacobian_method
         if jacobian_wrt not in ("params", "representation"):
@@ -107,8 +108,8 @@ class MTLTask(Task):
         inputs, targets = self.benchmark.split(batch)
         outputs = self.model(inputs)
         losses = task_losses(self.benchmark.losses(outputs, targets))
-        if self.single_task is not None:  # its objective; the untrained heads' losses would pick the checkpoint
-            losses = losses[self.benchmark.task_names.index(self.single_task)]
+        if self.single_index is not None:  # its objective; the untrained heads' losses would pick the checkpoint
+            losses = losses[self.single_index]
         self.log(f"{stage}/loss", losses.sum(), on_epoch=True, sync_dist=True)
         self.benchmark.update(stage, outputs, targets)
 
