@@ -194,7 +194,7 @@ def main(argv=None) -> None:
     torch.set_num_threads(1)
     seeds = [int(s) for s in a.seeds.split(",")]
     a.out.mkdir(parents=True, exist_ok=True)
-    results, md = {}, [f"Command: `python -m experiments.deltamomentum.claim {' '.join(argv)}`".replace(" `", "`")]
+    results, md = {}, ["Command: `" + " ".join(["python -m experiments.deltamomentum.claim", *argv]) + "`"]
     for check in a.only.split(","):
         start = time.process_time()
         if check == "regression":

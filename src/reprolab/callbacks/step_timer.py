@@ -32,19 +32,25 @@ class StepTimer(L.Callback):
         if pl_module.device.type == "cuda":
             torch.cuda.synchronize(pl_module.device)
 
+    def _measuring(self, trainer) -> bool:
+        return trainer.global_step >= self.warmup_steps  # counted over the run, not restarted each epoch
+
     def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
-        self._sync(pl_module)
-        self._start = time.perf_counter()
+        if self._measuring(trainer):
+            self._sync(pl_module)
+            self._start = time.perf_counter()
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
-        self._sync(pl_module)
-        if batch_idx < self.warmup_steps:
+        if not self._start:
             return
+        self._sync(pl_module)
         self.times.append(time.perf_counter() - self._start)
-        first = _first_tensor(batch)
-        if first is not None:
-            self._samples = first.shape[0]
-            self._tokens = first.numel() if first.ndim == 2 and not first.is_floating_point() else 0
+        self._start = 0.0
+        if not self._samples:  # the batch shape is read once
+            first = _first_tensor(batch)
+            if first is not None:
+                self._samples = first.shape[0]
+                self._tokens = first.numel() if first.ndim == 2 and not first.is_floating_point() else 0
 
     def on_train_end(self, trainer, pl_module) -> None:
         if not self.times:
