@@ -18,7 +18,13 @@ import lightning as L
 import numpy as np
 from torch.utils.data import ConcatDataset, DataLoader
 
-from experiments.degbins.degrade import CONVENTION_OF_KIND, ImageDataset, PatchDataset, make_sample
+from experiments.degbins.degrade import (
+    CONVENTION_OF_KIND,
+    EpochPatchSampler,
+    ImageDataset,
+    PatchDataset,
+    make_sample,
+)
 from experiments.degbins.sets import read_folder_set, read_nyu_arrays
 
 
@@ -79,7 +85,8 @@ class DepthSRDataModule(L.LightningDataModule):
     def train_dataloader(self) -> DataLoader:
         if self.train_set is None:
             raise ValueError("no train_sets configured (data.train_sets is empty)")
-        return DataLoader(self.train_set, batch_size=self.batch_size, shuffle=False, drop_last=True,
+        sampler = EpochPatchSampler(len(self.train_set), self.seed)  # new patches every epoch
+        return DataLoader(self.train_set, batch_size=self.batch_size, sampler=sampler, drop_last=True,
                           num_workers=self.num_workers, persistent_workers=self.num_workers > 0)
 
     # One loader over all sets (each sample carries `set_index`): the RMSE of every set then arrives in

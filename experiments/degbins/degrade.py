@@ -17,6 +17,7 @@ from PIL import Image
 from torch.utils.data import Dataset
 
 from experiments.degbins.sets import DepthPair
+from reprolab.data.samplers import EpochShuffleSampler
 
 CONVENTION_OF_KIND = {"middlebury": "middlebury", "lu": "lu", "nyu": "nyu", "nyu_npy": "nyu",
                       "rgbdd": "rgbdd", "rgbdd_real": "rgbdd"}
@@ -97,7 +98,8 @@ class PatchDataset(Dataset):
     """Random training patches from a list of full-image samples; `length` patches per epoch.
 
     The patch for index i is drawn from a generator seeded by (seed, epoch, i), so a run is
-    reproducible; call `set_epoch` to draw fresh patches each epoch. `min_edge` > 0 redraws (up to
+    reproducible. Fresh patches each epoch: index it with `EpochPatchSampler` (index e·length + i is patch i of
+    epoch e, also inside worker processes). `min_edge` > 0 redraws (up to
     `tries` times) patches whose HR depth range is below it: flat patches teach the residual nothing,
     and small patches (the CPU claim check) are mostly flat.
     """
@@ -107,17 +109,15 @@ class PatchDataset(Dataset):
         if not samples:
             raise ValueError("PatchDataset needs at least one sample")
         self.samples, self.scale, self.patch = samples, scale, patch
-        self.length, self.seed, self.augment, self.epoch = length, seed, augment, 0
+        self.length, self.seed, self.augment = length, seed, augment
         self.min_edge, self.tries = min_edge, tries
-
-    def set_epoch(self, epoch: int) -> None:
-        self.epoch = epoch
 
     def __len__(self) -> int:
         return self.length
 
     def __getitem__(self, index: int) -> dict:
-        rng = np.random.default_rng((self.seed, self.epoch, index))
+        epoch, index = divmod(index, self.length)  # indices past `length` (EpochPatchSampler) are later epochs
+        rng = np.random.default_rng((self.seed, epoch, index))
         for _ in range(self.tries):
             sample = self.samples[int(rng.integers(0, len(self.samples)))]
             patch = random_patch(sample, self.scale, self.patch, rng, self.augment)
@@ -138,3 +138,14 @@ class ImageDataset(Dataset):
 
     def __getitem__(self, index: int) -> dict:
         return {**self.samples[index], "set_index": self.set_index}
+
+
+class EpochPatchSampler(EpochShuffleSampler):
+    """Yields e·length + i in epoch e (Lightning calls `set_epoch`), so `PatchDataset` draws new patches every
+    epoch; under DDP each rank takes its own stride, as `EpochShuffleSampler` does."""
+
+    def __init__(self, length: int, seed: int = 0):
+        super().__init__(length, seed, shuffle=False)
+
+    def __iter__(self):
+        return (self.epoch * self.length + i for i in super().__iter__())

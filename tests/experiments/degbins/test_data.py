@@ -157,3 +157,20 @@ def test_datamodule_reports_a_missing_dataset(tmp_path):
     dm = DepthSRDataModule(data_dir=str(tmp_path), test_sets=[{"name": "lu", "kind": "lu", "path": "depth-sr/Lu"}])
     with pytest.raises(DatasetNotFoundError, match="paths.data_dir"):
         dm.setup("test")
+
+
+def test_each_epoch_draws_fresh_patches_and_epoch_zero_is_unchanged(tmp_path):
+    from experiments.degbins.degrade import EpochPatchSampler
+
+    samples = [make_sample(p, 4, "middlebury") for p in read_folder_set(write_middlebury(tmp_path), "middlebury")]
+    data = PatchDataset(samples, scale=4, patch=16, length=3, seed=1, augment=True)
+    sampler = EpochPatchSampler(len(data), seed=1)
+    first = [data[i]["gt"] for i in sampler]
+    assert list(sampler) == [0, 1, 2]
+    sampler.set_epoch(1)  # what Lightning does at every epoch
+    assert list(sampler) == [3, 4, 5]
+    second = [data[i]["gt"] for i in sampler]
+    assert not any(torch.equal(a, b) for a, b in zip(first, second, strict=True))
+    rng = np.random.default_rng((1, 0, 2))  # epoch 0, patch 2: the seeding the claim check's results used
+    from experiments.degbins.degrade import random_patch
+    assert torch.equal(first[2], random_patch(samples[int(rng.integers(0, 3))], 4, 16, rng, True)["gt"])
