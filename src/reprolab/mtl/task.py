@@ -48,6 +48,10 @@ class MTLTask(Task):
         self.jacobian_method = jacobian_method
         if jacobian_wrt not in ("params", "representation"):
             raise ValueError(f"jacobian_wrt must be 'params' or 'representation', got {jacobian_wrt!r}")
+        if jacobian_wrt == "representation" and not getattr(self.weighting, "gives_task_weights", False):
+            raise ValueError(f"jacobian_wrt=representation back-propagates Σ_t w_t L_t with the weights the method "
+                             f"finds on ∂L/∂z, so it needs a torchjd method that reports its weights (mgda, pcgrad, "
+                             f"imtl, cagrad, ...); {weighting!r} does not")
         self.jacobian_wrt = jacobian_wrt
         self.conflict_for_apt = conflict_for_apt
         self.engine: MTLBackward | None = None

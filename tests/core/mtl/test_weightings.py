@@ -234,3 +234,15 @@ def test_checkpoint_without_weighting_state_still_loads():
     task.on_load_checkpoint(old)
     task.load_state_dict(old["state_dict"])
     assert task.weighting.history == [] and task.weighting.count == 0
+
+
+@pytest.mark.parametrize("weighting", ["graddrop", "ew", "dbmtl"])
+def test_representation_jacobian_rejects_methods_without_task_weights(weighting):
+    from experiments.apt.benchmarks import RegressionBenchmark
+    from reprolab.mtl.task import MTLTask
+
+    with pytest.raises(ValueError, match="reports its weights"):
+        MTLTask(_TwoHeadModel(), optimizer=None, benchmark=RegressionBenchmark(["a", "b"]), weighting=weighting,
+                jacobian_wrt="representation")
+    MTLTask(_TwoHeadModel(), optimizer=None, benchmark=RegressionBenchmark(["a", "b"]), weighting="mgda",
+            jacobian_wrt="representation")  # MGDA-UB itself is accepted

@@ -44,6 +44,11 @@ class Aggregated(Weighting):
         self.name = aggregator
         self.aggregator = make_aggregator(aggregator, n_tasks, **kwargs)
 
+    @property
+    def gives_task_weights(self) -> bool:
+        """Whether A(J) = wᵀJ for weights it reports (all but GradDrop): what an MGDA-UB-style step needs."""
+        return isinstance(self.aggregator, jd.WeightedAggregator | jd.GramianWeightedAggregator)
+
     def forward(self, losses: Tensor, jac: Tensor | None = None, gram: Tensor | None = None) -> Combination:
         self.check(losses, jac)
         agg = self.aggregator
