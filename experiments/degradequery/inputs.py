@@ -9,13 +9,6 @@ from .data import Protac8K
 from .graphs import MolGraphs
 
 
-def to_device(batch, device: torch.device):
-    """Move a tensor, or a (nested) dict of tensors, to `device`."""
-    if isinstance(batch, dict):
-        return {k: to_device(v, device) for k, v in batch.items()}
-    return batch.to(device)
-
-
 def on_bit_table(fingerprints: np.ndarray) -> torch.Tensor:
     """[n_mol, max_on] long: each row's on-bit indices, padded with n_bits (FingerprintEncoder's pad)."""
     n_mol, n_bits = fingerprints.shape

@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 import torch.nn.functional as F
+from lightning.fabric.utilities.apply_func import move_data_to_device
 
-from .inputs import TupleInputs, to_device
+from .inputs import TupleInputs
 
 KINDS = ("target", "e3", "both")
 
@@ -64,11 +65,11 @@ def counterfactual_loss(model, inputs: TupleInputs, sampler: CounterfactualSampl
     The molecule is the same in a tuple and its corruptions, so its embedding is computed once.
     """
     device = next(model.parameters()).device
-    m = model.molecule(to_device(inputs.molecules(torch.from_numpy(observed[:, 0])), device))
+    m = model.molecule(move_data_to_device(inputs.molecules(torch.from_numpy(observed[:, 0])), device))
 
     def score(rows: np.ndarray, tuples: np.ndarray) -> torch.Tensor:
         t = torch.from_numpy(tuples)
-        proteins = to_device(inputs.proteins(t[:, 1], t[:, 2]), device)
+        proteins = move_data_to_device(inputs.proteins(t[:, 1], t[:, 2]), device)
         z = model.tuple_embedding(m[torch.from_numpy(rows).to(device)], **proteins)
         return model.compat_head(z).squeeze(-1)
 
