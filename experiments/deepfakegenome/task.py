@@ -104,12 +104,18 @@ class DeepfakeTask(Task):
         try:
             return fn(*args, **kwargs)
         except ValueError as err:
-            trainer = self.trainer
-            limit = trainer.limit_test_batches  # an int is a batch count (1 = one batch), a float a fraction
-            if not (trainer.fast_dev_run or isinstance(limit, int) or limit != 1.0):
+            if not self._partial_test_set():
                 raise ConfigError(f"DeepfakeGenome protocol '{name}': {err}") from err
             rank_zero_warn(f"DeepfakeGenome protocol '{name}' skipped on a partial test set: {err}")
             return {}
+
+    def _partial_test_set(self) -> bool:
+        """Whether this test run saw fewer batches than the test loaders hold (fast_dev_run, limit_test_batches)."""
+        trainer = self.trainer
+        loaders = trainer.test_dataloaders
+        loaders = loaders if isinstance(loaders, list | tuple) else [loaders]
+        return bool(trainer.fast_dev_run) or any(
+            n < len(loader) for n, loader in zip(trainer.num_test_batches, loaders, strict=True))
 
     def score(self, outputs: dict, split) -> dict[str, float]:
         """All metrics of this task's protocol (or every attribution protocol) from gathered test outputs."""

@@ -54,9 +54,10 @@ def test_protocol_the_test_set_cannot_support_is_an_error_in_a_full_run(zoo_data
         run(cfg)
 
 
-def test_protocol_a_one_batch_test_set_cannot_support_is_skipped(zoo_data_dir, tmp_path):
-    # limit_test_batches=1 is an int (one batch), not the float 1.0 (all batches)
-    cfg = compose(overrides("retrieval", zoo_data_dir, "task.registry_pool=8", "+trainer.limit_test_batches=1"),
+@pytest.mark.parametrize("limit", ["1", "0.5"])  # one batch (an int; 1.0 would be all), half the batches
+def test_protocol_a_partial_test_set_cannot_support_is_skipped(limit, zoo_data_dir, tmp_path):
+    cfg = compose(overrides("retrieval", zoo_data_dir, "task.registry_pool=8", "data.eval_batch_size=16",
+                            f"+trainer.limit_test_batches={limit}"),
                   output_dir=tmp_path)
     metrics = run(cfg)
     assert "test/closed/acc" in metrics and not any(k.startswith("test/retrieval") for k in metrics)
