@@ -19,6 +19,7 @@ from reprolab.config import CONF_DIR
 from reprolab.device import apply_device_settings, check_device
 from reprolab.errors import ReprolabError, from_instantiation, one_line
 from reprolab.loggers import finish_loggers
+from reprolab.provenance import git_commit
 from reprolab.rich_tree import print_config_tree
 from reprolab.run_folder import as_floats, merge_results, write_error, write_metrics
 from reprolab.trainer import build_trainer
@@ -64,7 +65,7 @@ def run(cfg: DictConfig) -> dict[str, float]:
         test_metrics, best = test_best(trainer, task, datamodule)
         metrics.update(test_metrics)
         metrics["best_ckpt"] = best
-    metrics.update({"seed": cfg.seed, "paper": cfg.get("paper"), "setting": cfg.get("setting")})
+    metrics.update({"seed": cfg.seed, "paper": cfg.get("paper"), "setting": cfg.get("setting"), "git_commit": git_commit()})
     if trainer.is_global_zero:
         write_metrics(cfg.paths.output_dir, metrics)
     finish_loggers(trainer.loggers)
