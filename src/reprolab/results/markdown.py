@@ -39,6 +39,8 @@ def format_cell(cell: Cell | None, n_expected: int, digits: int = 4) -> str:
         return "—"
     if not math.isfinite(cell.mean):
         text = "nan (diverged)"
+    elif cell.n == 1:  # one run has no spread: a "± 0" would read as a converged estimate
+        text = f"{cell.mean:.{_decimals(abs(cell.mean), digits)}f}"
     else:
         decimals = _decimals(max(abs(cell.mean), cell.std), digits)
         text = f"{cell.mean:.{decimals}f} ± {cell.std:.{decimals}f}"
