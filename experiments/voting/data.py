@@ -47,8 +47,8 @@ class ProfileDataModule(L.LightningDataModule):
         self.preflib_dir = preflib_dir
         self.splits: dict[str, TensorDataset] = {}
 
-    def labelled(self, ballots: torch.Tensor) -> TensorDataset:
-        return TensorDataset(ballots, self.rule(ballots))
+    def labelled(self, ballots: torch.Tensor, chunk: int = 8192) -> TensorDataset:
+        return TensorDataset(ballots, torch.cat([self.rule(part) for part in ballots.split(chunk)]))
 
     def setup(self, stage: str | None = None) -> None:
         if self.splits:

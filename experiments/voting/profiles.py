@@ -16,7 +16,7 @@ CULTURES = ("ic", "mallows", "urn")
 
 def impartial_culture(rng: np.random.Generator, k: int, n: int, m: int) -> np.ndarray:
     """Every voter's ranking uniform over the m! linear orders, independently."""
-    return np.argsort(rng.random((k, n, m)), axis=-1)
+    return np.argsort(rng.random((k, n, m), dtype=np.float32), axis=-1)
 
 
 def mallows(rng: np.random.Generator, k: int, n: int, m: int, phi: float) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Learning a voting rule: imitate a classic rule's winner lottery, optionally plus axiom losses.
 
-Loss (DeepVoting §3, §5): cross-entropy to the uniform lottery over the target rule's tied winners
-+ Σ_a λ_a L_a (axiom losses, `axiom_weights`; relational pairs drawn from the training batch itself).
+Loss (DeepVoting §3, §5): `rule_weight` × cross-entropy to the uniform lottery over the target rule's tied
+winners + Σ_a λ_a L_a (axiom losses, `axiom_weights`; relational pairs drawn from the training batch itself).
 Test metrics, all on the same generated test profiles: `acc` (argmax among the target's winners = agreement
 with the rule), `viol/<axiom>` (the network's violation rates), `viol/pair` (a profile violates the pair when
 either axiom fails), each classic rule's `classic/<rule>/agree` and `classic/<rule>/viol_pair` on the same
@@ -48,8 +48,9 @@ class VotingTask(Task):
     def __init__(self, model, optimizer, scheduler=None, axiom_weights: dict | None = None,
                  checks: tuple[str, ...] = CHECKS, pair: tuple[str, ...] = ("condorcet", "participation"),
                  classic_rules: tuple[str, ...] = tuple(RULES), abstainers: int = 8, train_abstainers: int = 2,
-                 init_from: str | None = None):
+                 init_from: str | None = None, rule_weight: float = 1.0):
         super().__init__(model, optimizer, scheduler)
+        self.rule_weight = float(rule_weight)
         self.axiom_weights = {k: float(v) for k, v in (axiom_weights or {}).items() if v}
         for name in self.axiom_weights:
             if name not in axioms.LOSSES:
@@ -78,15 +79,16 @@ class VotingTask(Task):
     def _fit_step(self, batch, stage: str):
         ballots, winners = batch
         logits = self.model(ballots)
-        loss = -(winner_lottery(winners) * torch.log_softmax(logits, -1)).sum(-1).mean()
+        rule_loss = -(winner_lottery(winners) * torch.log_softmax(logits, -1)).sum(-1).mean()
+        loss = self.rule_weight * rule_loss
         on_step = stage == "train"
-        if stage == "train" and self.axiom_weights:
-            self.log("train/loss_rule", loss, on_step=True, on_epoch=True)
+        if self.axiom_weights:   # also on validation, so a fine-tuning run can monitor its whole objective
+            self.log(f"{stage}/loss_rule", rule_loss, on_step=on_step, on_epoch=True)
             p = torch.softmax(logits, -1)
             voters = torch.rand(ballots.shape[:2], device=ballots.device).argsort(-1)[:, : self.train_abstainers]
             for name, weight in self.axiom_weights.items():
                 term = axioms.LOSSES[name](ballots, p, voters=voters, rule=self.soft_rule)
-                self.log(f"train/loss_{name}", term, on_step=True, on_epoch=True)
+                self.log(f"{stage}/loss_{name}", term, on_step=on_step, on_epoch=True)
                 loss = loss + weight * term
         acc = winners.gather(-1, logits.argmax(-1, keepdim=True)).float().mean()
         self.log(f"{stage}/loss", loss, on_step=on_step, on_epoch=True, prog_bar=True)
