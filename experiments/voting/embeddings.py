@@ -57,6 +57,18 @@ class Tournament(Embedding):
         return (counts - counts.transpose(-1, -2)).sign().float()
 
 
+class PairwiseAndTournament(Embedding):
+    """[W, T] stacked: the weighted majority (Borda is linear in it) and its signs (Condorcet winners are)."""
+
+    name = "pairwise_tournament"
+
+    def shape(self, n, m):
+        return (2, m, m)
+
+    def forward(self, ballots):
+        return torch.stack([PairwisePreferences()(ballots), Tournament()(ballots)], dim=-3)
+
+
 class RankPositions(Embedding):
     """Rank-frequency matrix R[c, r] = (# voters ranking c at position r) / n (positional rules read it)."""
 

@@ -57,3 +57,10 @@ def test_permuting_candidates_permutes_the_embeddings():
         assert torch.equal(back, a)
     r_a, r_b = RankPositions()(ballots), RankPositions()(moved)
     assert torch.equal(torch.stack([r_b[k][perm[k]] for k in range(6)]), r_a)
+
+
+def test_pairwise_and_tournament_stacks_both():
+    from experiments.voting.embeddings import PairwiseAndTournament
+    both = PairwiseAndTournament()(PROFILE)
+    assert both.shape == (1, 2, 3, 3) and PairwiseAndTournament().features(3, 3) == 18
+    assert torch.equal(both[:, 0], PairwisePreferences()(PROFILE)) and torch.equal(both[:, 1], Tournament()(PROFILE))
