@@ -5,7 +5,8 @@
 - `val/steps_saved_best_lr_pct` (when the runs hold an lr grid): each optimizer at its own best lr (the lowest
   seed-mean terminal validation loss), paired by seed, as the paper compares tuned optimizers;
 - `val/steps_to_target`: for runs that stop early on a fixed level (claim 1's 1 % excess risk,
-  `callbacks.early_stopping.stopping_threshold`), the first step at that level (inf: never reached);
+  `callbacks.early_stopping.stopping_threshold`), the first step at that level (inf: never reached), and
+  `val/steps_to_target_capped` (never reached counts as 2 × max_steps) to choose the lr of a grid by;
 - `coord/*` (claim 4, from `coord_check.json`): mean |h₀| and |h_k − h₀| of the last block, mean |Δlogits|
   after the k checked steps, the mean λ̂max of the hidden key covariances, and `coord/max_abs_log2_ratio`,
   the largest |log₂(x_width / x_base)| of the three coordinates against the narrowest width of the sweep
@@ -27,6 +28,7 @@ from reprolab.results.runs import Run
 from reprolab.results.steps_to_target import first_step_reaching, pair_runs, steps_saved
 
 KEY, BEST_KEY, TO_TARGET = "val/steps_saved_pct", "val/steps_saved_best_lr_pct", "val/steps_to_target"
+CAPPED = "val/steps_to_target_capped"
 THRESHOLD = "callbacks.early_stopping.stopping_threshold"
 COORDS, HIDDEN = ("h0", "dh", "dlogits"), (".q", ".o", ".gate", ".down")  # one key Gram per HIDDEN layer
 
@@ -73,7 +75,9 @@ def add_steps_to_target(runs: list[Run]) -> None:
         level = run.get(THRESHOLD)
         curve = step_curve(run, str(run.get("monitor.metric"))) if level is not None and run.finished else None
         if curve is not None:
-            run.metrics[TO_TARGET] = first_step_reaching(curve, float(level), str(run.get("monitor.mode", "min")))
+            steps = first_step_reaching(curve, float(level), str(run.get("monitor.mode", "min")))
+            run.metrics[TO_TARGET] = steps
+            run.metrics[CAPPED] = min(steps, 2.0 * float(run.get("trainer.max_steps")))
 
 
 def coordinates(run: Run) -> dict | None:

@@ -65,9 +65,9 @@ def test_no_lr_grid_no_best_lr_metric(tmp_path):
 
 
 def test_steps_to_a_fixed_target(tmp_path):
-    from experiments.deltamomentum.tables import TO_TARGET
+    from experiments.deltamomentum.tables import CAPPED, TO_TARGET
 
-    config = {"seed": 0, "paper": "deltamomentum", "optimizer": {"lr": 0.1},
+    config = {"seed": 0, "paper": "deltamomentum", "optimizer": {"lr": 0.1}, "trainer": {"max_steps": 50},
               "monitor": {"metric": "val/relative_excess_risk", "mode": "min"},
               "callbacks": {"early_stopping": {"stopping_threshold": 0.01}}}
     make_run(tmp_path / "fast", config, {"val/relative_excess_risk": 0.009},
@@ -78,6 +78,7 @@ def test_steps_to_a_fixed_target(tmp_path):
     derive_metrics(list(runs.values()))
     assert runs["fast"].metrics[TO_TARGET] == 3  # logged at index 2 = after the third step
     assert runs["never"].metrics[TO_TARGET] == float("inf")
+    assert runs["never"].metrics[CAPPED] == 100 and runs["fast"].metrics[CAPPED] == 3  # the lr-choice rule
     assert KEY not in runs["fast"].metrics  # stream runs are not compared by validation loss
 
 
