@@ -34,7 +34,7 @@ claim-deltamomentum: ## CPU claims 1-4 through reprolab-train (regression steps-
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/cifar_small_sgd,deltamomentum/cifar_small_delta_sgd seed=0,1,2 hydra.sweep.dir=$(DM_RUNS)/cifar_small
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/mup_coord_check model.d_model=32,64,128,256,512 optimizer.eta=0,0.25,0.5,1 hydra.sweep.dir=$(DM_RUNS)/mup
 	$(MAKE) table-deltamomentum
-	$(VENV)/bin/reprolab-claims deltamomentum
+	$(CLAIMS) deltamomentum
 
 table-deltamomentum: ## RESULTS.md blocks from the runs of claim-deltamomentum (no training)
 	$(DM_TABLE) $(DM_RUNS)/regression_sgd --group-by optimizer optimizer.lr --metric val/steps_to_target --no-curves --name regression_sgd
