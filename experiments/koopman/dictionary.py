@@ -1,6 +1,6 @@
-"""The symbolic readout's parts (Deep-Koopman-KANDy §3.3): candidate libraries chosen after training,
+"""The symbolic readout's parts (Deep-Koopman-KANDy abstract; issue 18): candidate libraries chosen after training,
 STLSQ sparse regression (Brunton et al. 2016, via pysindy), the threshold chosen on held-out states,
-and the dictionary scores (Jaccard, recall, closure) of §4.
+and the dictionary scores (Jaccard, recall, closure) the abstract reports.
 
 Latents are defined up to an invertible linear map, so they are whitened before regression and the
 dictionary is the union of active library terms over all whitened latents: that union is the support of

@@ -1,4 +1,4 @@
-"""Deep Koopman autoencoder (Lusch, Kutz & Brunton 2018, Fig. 1; Deep-Koopman-KANDy §3): an encoder ψ lifts
+"""Deep Koopman autoencoder (Lusch, Kutz & Brunton 2018, Fig. 1; Deep-Koopman-KANDy abstract): an encoder ψ lifts
 the state to latents, one linear map K advances them, a decoder maps latents back to the state.
 
 Deep-Koopman-KANDy uses two-layer KANs for ψ and its decoder (`reprolab.models.kan.KAN`, widths

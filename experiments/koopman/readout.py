@@ -1,4 +1,4 @@
-"""Post-hoc symbolic readout of finished Deep-Koopman runs (Deep-Koopman-KANDy §3.3), plus the EDMD baseline.
+"""Post-hoc symbolic readout of finished Deep-Koopman-KANDy runs (arXiv 2605.06000, abstract), plus EDMD.
 
     python -m experiments.koopman.readout logs/claims/koopman [more run folders ...]
 
@@ -8,7 +8,9 @@ latents on the run's `readout` library (STLSQ, threshold chosen on validation or
 run's metrics.json: `readout/jaccard`, `readout/recall`, `readout/full_recall` (when a target dictionary is
 given), `readout/n_active`, `readout/heldout_r2`, `readout/threshold`, `readout/low_order_fraction`,
 `readout/closure_residual`, `readout/dictionary`, `readout/inner_spearman` (max |Spearman| of an inner
-function with `readout.inner_target`), `koopman/pred_rel` and `edmd/pred_rel` on the test orbits.
+function with `readout.inner_target`), `readout/inner_gradient_alignment` (the level-set version of the
+same check: max over inner functions of the mean |cos| between ∇g_q and ∇target, input gradients by
+`torch.func.jacrev`), `koopman/pred_rel` and `edmd/pred_rel` on the test orbits.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import torch
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 from scipy.stats import spearmanr
+from torch.func import jacrev, vmap
 
 from experiments.koopman.dictionary import (
     active_terms,
@@ -73,6 +76,28 @@ def subsample(states: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarra
     return states[rng.choice(len(states), size=min(n, len(states)), replace=False)]
 
 
+def inner_gradients(model, datamodule, states: np.ndarray) -> np.ndarray:
+    """∇_s g_q(s) for every inner function, (n, h, d), with respect to the system's own coordinates."""
+    if datamodule.period is not None:
+        raise ConfigError("readout.inner_target needs a system in plain coordinates (lorenz, ikeda)")
+    scale = torch.from_numpy(datamodule.scale).float()
+    inner = lambda s: model.encoder.inner((s / scale).unsqueeze(0)).squeeze(0)  # noqa: E731
+    return vmap(jacrev(inner))(torch.from_numpy(states).float()).double().detach().numpy()
+
+
+def level_set_alignment(grad_inner: np.ndarray, grad_target: np.ndarray) -> float:
+    """max_q mean_x |cos∠(∇g_q, ∇target)|: 1 when an inner function has the target's level sets."""
+    norm = np.linalg.norm(grad_inner, axis=-1) * np.linalg.norm(grad_target, axis=-1)[:, None]
+    cos = np.abs(np.einsum("nqd,nd->nq", grad_inner, grad_target)) / np.maximum(norm, 1e-300)
+    return float(cos.mean(0).max())
+
+
+def central_gradient(fn, states: np.ndarray, step: float = 1e-5) -> np.ndarray:
+    """(n, d) gradient of a scalar function of the states by central differences."""
+    eye = np.eye(states.shape[1]) * step
+    return np.stack([(fn(states + e) - fn(states - e)) / (2 * step) for e in eye], axis=1)
+
+
 def prediction_errors(model, datamodule, library, steps: int) -> dict[str, float]:
     """k-step relative prediction error of the deep model and of EDMD on the test orbits (same windows)."""
     now, nxt = datamodule.pairs("train")
@@ -114,7 +139,11 @@ def readout(cfg, run_dir: Path) -> dict:
     (now, nxt), (t_now, t_next) = datamodule.pairs("train"), datamodule.pairs("test")
     out["readout/closure_residual"] = closure_residual(*(library(s)[0][:, keep] for s in (now, nxt, t_now, t_next)))
     if rcfg.get("inner_target"):
-        target = library(s_val)[0][:, [names.index(n) for n in rcfg.inner_target]].sum(1)
+        columns = [names.index(n) for n in rcfg.inner_target]
+        target_fn = lambda s: library(s)[0][:, columns].sum(1)  # noqa: E731
+        target = target_fn(s_val)
+        out["readout/inner_gradient_alignment"] = level_set_alignment(
+            inner_gradients(model, datamodule, s_val), central_gradient(target_fn, s_val))
         out["readout/inner_spearman"] = float(max(abs(spearmanr(g, target).statistic) for g in g_val.T))
     out.update(prediction_errors(model, datamodule, library, cfg.data.window))
     return out

@@ -1,4 +1,4 @@
-"""The four test systems of Deep-Koopman-KANDy (arXiv 2605.06000, §4; definitions as in the KANDy
+"""The four test systems of Deep-Koopman-KANDy (arXiv 2605.06000, abstract; definitions as in the KANDy
 repository's examples): Lorenz (RK4), the Chirikov standard map, the Ikeda map and the Arnold cat map.
 
 Every `step` maps an (n, d) float64 array of states to the next states; torus maps wrap into their

@@ -4,7 +4,7 @@
 KOOPMAN_SEEDS ?= 0,1,2,3,4
 KOOPMAN_PAPER_SEEDS ?= 0,1,2,3,4,5,6,7,8,9
 KOOPMAN_METRICS := readout/jaccard readout/recall readout/full_recall readout/n_active readout/heldout_r2 \
-  readout/low_order_fraction readout/inner_spearman readout/closure_residual koopman/pred_rel edmd/pred_rel
+  readout/low_order_fraction readout/inner_spearman readout/inner_gradient_alignment readout/closure_residual koopman/pred_rel edmd/pred_rel
 
 claim-koopman: ## CPU claim check: KAN vs MLP encoder on Lorenz, KAN on Ikeda, standard and cat maps, 5 seeds each, then the readout (~5 min of one core)
 	-$(CPU1) $(TRAIN) -m experiment=koopman/lorenz_kan_cpu seed=$(KOOPMAN_SEEDS) print_config=false hydra.sweep.dir=logs/claims/koopman/lorenz_kan
