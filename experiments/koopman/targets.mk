@@ -14,7 +14,7 @@ claim-koopman: ## CPU claim check: KAN vs MLP encoder on Lorenz, KAN on Ikeda, s
 	-$(CPU1) $(TRAIN) -m experiment=koopman/cat_kan_cpu seed=$(KOOPMAN_SEEDS) print_config=false hydra.sweep.dir=logs/claims/koopman/cat_kan
 	$(CPU1) $(PY) -m experiments.koopman.readout logs/claims/koopman
 	$(TABLE) logs/claims/koopman --group-by setting --metric $(KOOPMAN_METRICS) --name claim_cpu --results experiments/koopman/RESULTS.md
-	$(if $(wildcard $(VENV)/bin/reprolab-claims),$(VENV)/bin/reprolab-claims koopman,@echo "reprolab-claims not installed: verdicts skipped")
+	$(CLAIMS) koopman
 
 reproduce-koopman-lorenz: ## Paper scale on Lorenz: KAN vs MLP encoder, 10 seeds, then the readout (1 GPU, W&B)
 	-$(TRAIN) -m experiment=koopman/lorenz_kan,koopman/lorenz_mlp seed=$(KOOPMAN_PAPER_SEEDS) hydra.sweep.dir=logs/reproduce/koopman/lorenz
