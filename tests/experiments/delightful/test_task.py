@@ -128,3 +128,17 @@ def test_longest_solved():
     task.eval_errors = {2: 3.0, 3: 0.0}
     assert task.longest_solved() == 1
 
+
+
+def test_checkpoint_keeps_the_actor_snapshots():
+    task = bandit_task(staleness=2)
+    for step in range(4):
+        with torch.no_grad():
+            task.model.net[1].weight.fill_(float(step))
+        task.ring.push(step, task.model)
+    checkpoint = {}
+    task.on_save_checkpoint(checkpoint)
+    resumed = bandit_task(staleness=2)
+    resumed.on_load_checkpoint(checkpoint)
+    version, params = resumed.ring.actor_snapshot()
+    assert version == 1 and params["net.1.weight"].unique().item() == 1.0
