@@ -51,7 +51,7 @@ claim-apt: ## CPU claim check through the trainer: 8 weightings x {adam,apt_adam
 	$(APT_CLAIM_TABLE) --where setting=claim_synthetic --metric test/task0 test/task1 test/delta_m_own_stl train/share --name claim_synthetic
 	$(APT_CLAIM_TABLE) --where setting=claim_digits --metric test/left_acc test/right_acc test/delta_m_own_stl train/share --name claim_digits
 	$(APT_CLAIM_TABLE) --where setting=claim_enb --metric test/heating test/cooling test/delta_m_own_stl train/share --name claim_enb
-	$(VENV)/bin/reprolab-claims apt
+	$(CLAIMS) apt
 
 bench-apt: ## EW / PCGrad / CAGrad / Nash-MTL step time vs T backward passes + one step (~3 min CPU)
 	OMP_NUM_THREADS=1 $(PY) scripts/bench/mtl_overhead.py --model mlp

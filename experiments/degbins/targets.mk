@@ -34,7 +34,7 @@ claim-degbins: ## CPU claim check through the trainer: bins (1/2/3 stages) vs re
 	  hydra.sweep.dir=logs/claims/degbins/claim_regression
 	$(TABLE) logs/claims/degbins/claim_bins logs/claims/degbins/claim_regression $(DEGBINS_CLAIM_TABLE) \
 	  --name claim --results experiments/degbins/RESULTS.md
-	$(VENV)/bin/reprolab-claims degbins
+	$(CLAIMS) degbins
 
 claim-degbins-long: ## The same at x8 with 4x the steps and 2x the batch, bins (1/3 stages) vs regression, 6 seeds -> RESULTS.md block + claims (~30 CPU-min on 1 thread)
 	-$(DEGBINS_CLAIM) experiment=degbins/claim_cpu_long model.head=bins model.stages=1,3 seed=$(DEGBINS_LONG_SEEDS) \
@@ -43,4 +43,4 @@ claim-degbins-long: ## The same at x8 with 4x the steps and 2x the batch, bins (
 	  hydra.sweep.dir=logs/claims/degbins/long_regression
 	$(TABLE) logs/claims/degbins/long_bins logs/claims/degbins/long_regression $(DEGBINS_CLAIM_TABLE) \
 	  --name long --results experiments/degbins/RESULTS.md
-	$(VENV)/bin/reprolab-claims degbins
+	$(CLAIMS) degbins
