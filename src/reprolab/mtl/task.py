@@ -3,7 +3,8 @@
 Manual optimisation lets the weighting write the combined gradient itself (`reprolab.mtl.engine`), so Adam,
 Muon and APT drop in through the `optimizer` group unchanged. APT optimizers receive the task-conflict
 signal of each step (`set_task_conflict`). Logged: `train/loss` (Σ_t L_t), `train/loss_<task>`,
-`train/weight_<task>`, `train/share` (APT only), `val|test/<metric>`, `val|test/loss` (Σ_t L_t; the one task's
+`train/weight_<task>`, `train/share` (APT only; the train/ keys only on the steps the loggers write),
+`val|test/<metric>`, `val|test/loss` (Σ_t L_t; the one task's
 loss in a `single_task` run), and `val|test/delta_m` when the benchmark carries single-task baselines.
 Single-device: DDP would need the `.grad` all-reduce that `loss.backward()` normally triggers (the
 paper-scale presets use one GPU, as the MTL protocol does).
