@@ -23,6 +23,11 @@ from reprolab.errors import ConfigError, DatasetNotFoundError
 LAYERS = ("all", "last", "none")
 
 
+def calibration_scale(residuals: Tensor, var: Tensor) -> Tensor:
+    """argmin_s Σ NLL(r; 0, s σ̂²) = mean(r² / σ̂²): the constant factor that calibrates σ̂² on a split."""
+    return (residuals**2 / var).mean()
+
+
 class LatentVarianceHead(nn.Module):
     def __init__(self, hidden_sizes: list[int], layers: str = "all", ensemble: bool = False):
         super().__init__()
@@ -43,6 +48,8 @@ class LatentVarianceHead(nn.Module):
         return torch.cat([hidden[i] for i in self.ids], dim=1)
 
     def set_standardisation(self, features: Tensor) -> None:
+        if features.shape[1] == 0:
+            return
         self.feature_mean.copy_(features.mean(0))
         self.feature_std.copy_(features.std(0).clamp_min(1e-6))
 
@@ -145,7 +152,7 @@ class PosthocVarianceTask(GaussianRegressionTask):
         if self.calibrate:
             self.model.head.scale.fill_(1.0)
             _, log_vars, residuals = self._latents_and_residuals(self.calibration_split)
-            self.model.head.scale.fill_(float((residuals**2 / self.variance(log_vars)).mean()))
+            self.model.head.scale.fill_(float(calibration_scale(residuals, self.variance(log_vars))))
         self.log("train/calibration_scale", self.model.head.scale)
 
     def predict(self, x):

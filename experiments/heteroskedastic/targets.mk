@@ -6,12 +6,12 @@ HETERO_DATA ?= hetero_energy,hetero_concrete,hetero_mcycle,hetero_diabetes,heter
 HETERO_ROOT ?= logs/claims/heteroskedastic
 HETERO_ARGS = data=$(HETERO_DATA) seed=$(HETERO_SEEDS) print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data)
 HETERO_POSTHOC = heteroskedastic/posthoc_cpu,heteroskedastic/posthoc_last_cpu,heteroskedastic/posthoc_ensemble_cpu,heteroskedastic/homoskedastic_cpu
-HETERO_E2E = heteroskedastic/mve_cpu,heteroskedastic/beta_nll_cpu,heteroskedastic/beta_nll_1_cpu,heteroskedastic/faithful_cpu
 
 claim-heteroskedastic: ## CPU claim check: mean MLP -> post-hoc heads (all/last layers, ensemble, constant) vs MVE, beta-NLL 0.5/1, Faithful; 5 data sets x 10 splits (~15 CPU-min, 1 thread)
 	-$(CPU1) $(TRAIN) -m experiment=heteroskedastic/mean_cpu $(HETERO_ARGS) hydra.sweep.dir=$(HETERO_ROOT)/mean 'hydra.sweep.subdir=$${data.name}-$${seed}'
 	-$(CPU1) $(TRAIN) -m experiment=$(HETERO_POSTHOC) $(HETERO_ARGS) ++mean_runs=$(HETERO_ROOT)/mean hydra.sweep.dir=$(HETERO_ROOT)/posthoc
-	-$(CPU1) $(TRAIN) -m experiment=$(HETERO_E2E) $(HETERO_ARGS) hydra.sweep.dir=$(HETERO_ROOT)/end_to_end
+	-$(CPU1) $(TRAIN) -m experiment=heteroskedastic/mve_cpu,heteroskedastic/beta_nll_cpu $(HETERO_ARGS) hydra.sweep.dir=$(HETERO_ROOT)/end_to_end/mve_beta_nll
+	-$(CPU1) $(TRAIN) -m experiment=heteroskedastic/beta_nll_1_cpu,heteroskedastic/faithful_cpu $(HETERO_ARGS) hydra.sweep.dir=$(HETERO_ROOT)/end_to_end/beta_nll_1_faithful
 	$(MAKE) table-heteroskedastic
 	$(VENV)/bin/reprolab-claims heteroskedastic
 
