@@ -7,9 +7,9 @@ import pytest
 import torch
 from hydra.utils import instantiate
 
-from experiments.heteroskedastic.posthoc import calibration_scale
+from experiments.heteroskedastic.posthoc import LatentVarianceHead, calibration_scale
 from reprolab.config import compose
-from reprolab.errors import ConfigError, DatasetNotFoundError
+from reprolab.errors import ConfigError, DatasetNotFoundError, from_instantiation
 from reprolab.train import build_task, run
 
 ONE_BATCH = ["data=hetero_synthetic", "data.n=300", "seed=0", "trainer.max_epochs=1", "print_config=false"]
@@ -74,10 +74,21 @@ def test_faithful_trains_the_mean_exactly_as_mse(tmp_path):
         assert torch.allclose(grads["faithful"][name], g), name
 
 
+def _build_error(overrides, tmp_path) -> Exception:
+    with pytest.raises(Exception) as caught:
+        build_task(compose(overrides, output_dir=tmp_path))
+    return from_instantiation(caught.value)
+
+
 def test_errors_name_the_fix(tmp_path):
-    with pytest.raises(DatasetNotFoundError, match="run its mean stage first"):
-        build_task(compose(["experiment=heteroskedastic/posthoc_cpu", f"mean_runs={tmp_path}"], output_dir=tmp_path))
-    with pytest.raises(ConfigError, match="variance_head"):
-        build_task(compose(["experiment=heteroskedastic/mve_cpu", "model.variance_head=none"], output_dir=tmp_path))
-    with pytest.raises(ConfigError, match="task.objective"):
-        build_task(compose(["experiment=heteroskedastic/mve_cpu", "task.objective=laplace"], output_dir=tmp_path))
+    err = _build_error(["experiment=heteroskedastic/posthoc_cpu", f"mean_runs={tmp_path}"], tmp_path)
+    assert isinstance(err, DatasetNotFoundError) and "run the mean stage first" in str(err)
+    (tmp_path / "energy-0").mkdir()
+    err = _build_error(["experiment=heteroskedastic/posthoc_cpu", f"mean_runs={tmp_path}"], tmp_path)
+    assert isinstance(err, DatasetNotFoundError) and "has no metrics.json" in str(err)
+    err = _build_error(["experiment=heteroskedastic/mve_cpu", "model.variance_head=none"], tmp_path)
+    assert isinstance(err, ConfigError) and "variance_head" in str(err)
+    err = _build_error(["experiment=heteroskedastic/mve_cpu", "task.objective=laplace"], tmp_path)
+    assert isinstance(err, ConfigError) and "task.objective" in str(err)
+    with pytest.raises(ConfigError, match="task.layers"):
+        LatentVarianceHead([4, 4], layers="first")
