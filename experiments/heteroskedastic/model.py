@@ -17,7 +17,7 @@ class RegressionMLP(nn.Module):
     def __init__(self, in_features: int, hidden: list[int] = (50, 50), variance_head: str = "none"):
         super().__init__()
         widths = [in_features, *hidden]
-        self.layers = nn.ModuleList(nn.Sequential(nn.Linear(a, b), nn.ReLU()) for a, b in zip(widths[:-1], widths[1:]))
+        self.layers = nn.ModuleList(nn.Sequential(nn.Linear(a, b), nn.ReLU()) for a, b in zip(widths[:-1], widths[1:], strict=True))
         self.hidden_sizes = list(hidden)
         self.mean_head = nn.Linear(widths[-1], 1)
         heads = {"none": None, "linear": lambda w: nn.Linear(w, 1),

@@ -58,7 +58,7 @@ class GaussianRegressionTask(Task):
         self._outputs.append((y, mean, torch.ones_like(mean) if var is None else var, sigma))
 
     def _log_metrics(self, stage: str) -> None:
-        y, mean, var, sigma = (torch.cat(parts) for parts in zip(*self._outputs))
+        y, mean, var, sigma = (torch.cat(parts) for parts in zip(*self._outputs, strict=True))
         self._outputs = []
         dm = self.trainer.datamodule
         y = y * dm.target_std + dm.target_mean
