@@ -18,3 +18,16 @@ claim-heteroskedastic: ## CPU claim check: mean MLP -> post-hoc heads (all/last 
 table-heteroskedastic: ## The claim runs' table (mean +- std over splits, per data set and method) -> RESULTS.md (seconds)
 	$(TABLE) $(HETERO_ROOT)/posthoc $(HETERO_ROOT)/end_to_end --group-by data setting \
 	  --metric test/rmse test/nll test/calibration_error test/sigma_rmse --no-curves --name claim --results experiments/heteroskedastic/RESULTS.md
+
+HETERO_QM9_SEEDS ?= 0,1,2
+HETERO_QM9 = logs/reproduce/heteroskedastic
+reproduce-heteroskedastic-qm9: ## QM9 HOMO, MPNN mean -> post-hoc heads (all/last/none, ensemble); MVE, beta-NLL, Faithful; 3 seeds (1 GPU each, W&B; est. ~6 h per training run, minutes per head)
+	-$(TRAIN) -m experiment=heteroskedastic/qm9_mean seed=$(HETERO_QM9_SEEDS) paths.data_dir=$(DATA) hydra.sweep.dir=$(HETERO_QM9)/qm9_mean 'hydra.sweep.subdir=qm9-$${seed}'
+	-$(TRAIN) -m experiment=heteroskedastic/qm9_posthoc task.layers=all,last,none seed=$(HETERO_QM9_SEEDS) paths.data_dir=$(DATA) \
+	  ++mean_runs=$(HETERO_QM9)/qm9_mean hydra.sweep.dir=$(HETERO_QM9)/qm9_posthoc
+	-$(TRAIN) -m experiment=heteroskedastic/qm9_posthoc task.ensemble=true seed=$(HETERO_QM9_SEEDS) paths.data_dir=$(DATA) \
+	  ++mean_runs=$(HETERO_QM9)/qm9_mean hydra.sweep.dir=$(HETERO_QM9)/qm9_posthoc_ensemble
+	-$(TRAIN) -m experiment=heteroskedastic/qm9_mve,heteroskedastic/qm9_beta_nll,heteroskedastic/qm9_faithful seed=$(HETERO_QM9_SEEDS) \
+	  paths.data_dir=$(DATA) hydra.sweep.dir=$(HETERO_QM9)/qm9_end_to_end
+	$(TABLE) $(HETERO_QM9)/qm9_posthoc $(HETERO_QM9)/qm9_posthoc_ensemble $(HETERO_QM9)/qm9_end_to_end --group-by setting task.layers task.ensemble \
+	  --metric test/rmse test/nll test/calibration_error --no-curves --name qm9 --results experiments/heteroskedastic/RESULTS.md
