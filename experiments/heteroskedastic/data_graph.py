@@ -1,5 +1,5 @@
 """The paper-scale QM9 setting: APT's QM9 data module (reused through config, `base`), one target, and a
-variance hold-out carved from its training split, so the four splits stay disjoint (Jordahn et al. 2026, §5).
+variance hold-out carved from its training split, so the four splits stay disjoint (Jordahn et al. 2026).
 
 train = APT's train minus `holdout_fraction` of it (seeded by `split_seed`); val = APT's val (early
 stopping); holdout = the carved part; test = APT's test. `target_std` is APT's `target_scale` for the target

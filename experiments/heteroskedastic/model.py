@@ -3,7 +3,7 @@ variance head reads) and, for the end-to-end baselines, a log-variance head on t
 
 `variance_head`: none (the mean network of the post-hoc method), linear (mean-variance estimation, Nix &
 Weigend 1994; β-NLL) or mlp (Faithful heteroskedastic regression's separate variance network, Stirn et al.
-2023 §3, which reads the shared last hidden layer through a stop-gradient).
+2023, which reads the shared last hidden layer through a stop-gradient).
 """
 
 from __future__ import annotations

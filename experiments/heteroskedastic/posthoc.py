@@ -1,5 +1,5 @@
 """The post-hoc variance stage: a linear log-variance head on the frozen mean network's latents, fitted by
-Gaussian NLL on the hold-out split only, then a constant-scale calibration (Jordahn et al. 2026, §3).
+Gaussian NLL on the hold-out split only, then a constant-scale calibration (Jordahn et al. 2026, abstract; the paper body was not at hand).
 
 `layers`: all (the concatenated hidden layers, the method), last (the last hidden layer, the control) or
 none (a constant variance: the homoskedastic baseline on the same hold-out). `ensemble=true` fits one linear

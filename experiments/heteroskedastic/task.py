@@ -3,9 +3,9 @@
 `EndToEndTask.objective`:
 - mse: the mean network alone (homoskedastic; also the first stage of the post-hoc method);
 - nll: mean-variance estimation on the Gaussian NLL (Nix & Weigend 1994);
-- beta_nll: each sample's NLL weighted by stop-grad(σ²)^β (Seitzer et al. 2022, Eq. 4);
+- beta_nll: each sample's NLL weighted by stop-grad(σ²)^β (Seitzer et al. 2022);
 - faithful: MSE for the mean plus the NLL of the variance network with stop-gradients on the mean and on the
-  shared representation (Stirn et al. 2023, §3), so the mean is trained exactly as by MSE.
+  shared representation (Stirn et al. 2023), so the mean is trained exactly as by MSE.
 Every log-variance is clamped to [log_var_min, log_var_max] (standardised units).
 """
 
