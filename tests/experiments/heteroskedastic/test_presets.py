@@ -92,3 +92,10 @@ def test_errors_name_the_fix(tmp_path):
     assert isinstance(err, ConfigError) and "task.objective" in str(err)
     with pytest.raises(ConfigError, match="task.layers"):
         LatentVarianceHead([4, 4], layers="first")
+
+
+def test_posthoc_stage_refuses_to_fit_on_the_training_split(mean_runs, tmp_path):
+    cfg = compose(["experiment=heteroskedastic/posthoc_cpu", *ONE_BATCH, "data.fit_on=train", f"mean_runs={mean_runs}"],
+                  output_dir=tmp_path)
+    with pytest.raises(ConfigError, match="data.fit_on=holdout"):
+        run(cfg)
