@@ -101,16 +101,21 @@ class PosthocVarianceTask(GaussianRegressionTask):
                  ensemble: bool = False, l2: float = 1e-3, calibrate: bool = True,
                  calibration_split: str = "holdout", **kwargs):
         super().__init__(model, optimizer, scheduler, **kwargs)
-        state = torch.load(resolve_checkpoint(mean_ckpt), map_location="cpu", weights_only=True)["state_dict"]
+        model.requires_grad_(False)
+        self.model = PosthocRegressor(model, LatentVarianceHead(model.hidden_sizes, layers, ensemble))
+        self.mean_ckpt, self.l2, self.calibrate, self.calibration_split = mean_ckpt, l2, calibrate, calibration_split
+
+    def setup(self, stage: str) -> None:
+        """Load the frozen mean network before fitting (a test of a finished stage-2 run restores it all)."""
+        if stage != "fit":
+            return
+        state = torch.load(resolve_checkpoint(self.mean_ckpt), map_location="cpu", weights_only=True)["state_dict"]
         weights = {k.removeprefix("model."): v for k, v in state.items() if k.startswith("model.")}
         try:
-            model.load_state_dict(weights)
+            self.model.backbone.load_state_dict(weights)
         except RuntimeError as err:
             raise ConfigError(f"task.mean_ckpt does not fit model (a mean-only network is expected): "
                               f"{str(err).splitlines()[0]}") from err
-        model.requires_grad_(False)
-        self.model = PosthocRegressor(model, LatentVarianceHead(model.hidden_sizes, layers, ensemble))
-        self.l2, self.calibrate, self.calibration_split = l2, calibrate, calibration_split
 
     def _latents_and_residuals(self, split: str) -> tuple[Tensor, list[Tensor], Tensor]:
         feats, log_vars, residuals = [], [], []
@@ -147,8 +152,10 @@ class PosthocVarianceTask(GaussianRegressionTask):
         stacked = torch.stack(log_vars, -1) if isinstance(log_vars, list) else log_vars
         return torch.exp(self.clamp(stacked)).mean(-1) * self.model.head.scale
 
-    def on_train_epoch_end(self):
-        """Constant-scale calibration, before the epoch's checkpoint is written (it is saved with the head)."""
+    def on_train_batch_end(self, outputs, batch, batch_idx):
+        """Constant-scale calibration after an epoch's last step, before its validation and checkpoint."""
+        if not self.trainer.is_last_batch:
+            return
         if self.calibrate:
             self.model.head.scale.fill_(1.0)
             _, log_vars, residuals = self._latents_and_residuals(self.calibration_split)

@@ -56,7 +56,7 @@ def test_posthoc_presets_fit_the_head_on_a_frozen_mean(arm, mean_runs, tmp_path)
     unscaled = torch.exp(task.clamp(torch.stack(out["log_vars"], -1))).mean(-1)
     expected = calibration_scale(y - out["mean"], unscaled)
     assert torch.isclose(task.model.head.scale, expected, rtol=1e-4)
-    assert metrics["test/nll"] > 0 and 0 <= metrics["test/calibration_error"] < 0.5
+    assert metrics["test/nll"] > 0 and 0 <= metrics["test/calibration_error"] < 0.5 and "best/val/nll" in metrics
 
 
 def test_faithful_trains_the_mean_exactly_as_mse(tmp_path):
@@ -81,11 +81,12 @@ def _build_error(overrides, tmp_path) -> Exception:
 
 
 def test_errors_name_the_fix(tmp_path):
-    err = _build_error(["experiment=heteroskedastic/posthoc_cpu", f"mean_runs={tmp_path}"], tmp_path)
-    assert isinstance(err, DatasetNotFoundError) and "run the mean stage first" in str(err)
-    (tmp_path / "energy-0").mkdir()
-    err = _build_error(["experiment=heteroskedastic/posthoc_cpu", f"mean_runs={tmp_path}"], tmp_path)
-    assert isinstance(err, DatasetNotFoundError) and "has no metrics.json" in str(err)
+    posthoc = ["experiment=heteroskedastic/posthoc_cpu", *ONE_BATCH, f"mean_runs={tmp_path}"]
+    with pytest.raises(DatasetNotFoundError, match="run the mean stage first"):
+        run(compose(posthoc, output_dir=tmp_path / "a"))
+    (tmp_path / "synthetic-0").mkdir()
+    with pytest.raises(DatasetNotFoundError, match="has no metrics.json"):
+        run(compose(posthoc, output_dir=tmp_path / "b"))
     err = _build_error(["experiment=heteroskedastic/mve_cpu", "model.variance_head=none"], tmp_path)
     assert isinstance(err, ConfigError) and "variance_head" in str(err)
     err = _build_error(["experiment=heteroskedastic/mve_cpu", "task.objective=laplace"], tmp_path)
