@@ -7,7 +7,7 @@ HETERO_ROOT ?= logs/claims/heteroskedastic
 HETERO_ARGS = data=$(HETERO_DATA) seed=$(HETERO_SEEDS) print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data)
 HETERO_POSTHOC = heteroskedastic/posthoc_cpu,heteroskedastic/posthoc_last_cpu,heteroskedastic/posthoc_ensemble_cpu,heteroskedastic/homoskedastic_cpu
 
-claim-heteroskedastic: ## CPU claim check: mean MLP -> post-hoc heads (all/last layers, ensemble, constant) vs MVE, beta-NLL 0.5/1, Faithful; 5 data sets x 10 splits (~15 CPU-min, 1 thread)
+claim-heteroskedastic: ## CPU claim check: mean MLP -> post-hoc heads (all/last layers, ensemble, constant) vs MVE, beta-NLL 0.5/1, Faithful; 5 data sets x 10 splits (~18 CPU-min measured, 1 thread)
 	-$(CPU1) $(TRAIN) -m experiment=heteroskedastic/mean_cpu $(HETERO_ARGS) hydra.sweep.dir=$(HETERO_ROOT)/mean 'hydra.sweep.subdir=$${data.name}-$${seed}'
 	-$(CPU1) $(TRAIN) -m experiment=$(HETERO_POSTHOC) $(HETERO_ARGS) ++mean_runs=$(HETERO_ROOT)/mean hydra.sweep.dir=$(HETERO_ROOT)/posthoc
 	-$(CPU1) $(TRAIN) -m experiment=heteroskedastic/mve_cpu,heteroskedastic/beta_nll_cpu $(HETERO_ARGS) hydra.sweep.dir=$(HETERO_ROOT)/end_to_end/mve_beta_nll
