@@ -13,7 +13,7 @@ claim-heteroskedastic: ## CPU claim check: mean MLP -> post-hoc heads (all/last 
 	-$(CPU1) $(TRAIN) -m experiment=heteroskedastic/mve_cpu,heteroskedastic/beta_nll_cpu $(HETERO_ARGS) hydra.sweep.dir=$(HETERO_ROOT)/end_to_end/mve_beta_nll
 	-$(CPU1) $(TRAIN) -m experiment=heteroskedastic/beta_nll_1_cpu,heteroskedastic/faithful_cpu $(HETERO_ARGS) hydra.sweep.dir=$(HETERO_ROOT)/end_to_end/beta_nll_1_faithful
 	$(MAKE) table-heteroskedastic
-	$(VENV)/bin/reprolab-claims heteroskedastic
+	$(CLAIMS) heteroskedastic
 
 table-heteroskedastic: ## The claim runs' table (mean +- std over splits, per data set and method) -> RESULTS.md (seconds)
 	$(TABLE) $(HETERO_ROOT)/posthoc $(HETERO_ROOT)/end_to_end --group-by data setting \
