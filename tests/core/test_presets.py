@@ -50,6 +50,9 @@ def test_preset_fast_dev_run(name, tmp_path):
         instantiate(cfg.data).setup("fit")
     except DatasetNotFoundError as err:
         pytest.skip(f"data absent: {err}")
-    metrics = run(cfg)
+    try:
+        metrics = run(cfg)
+    except DatasetNotFoundError as err:  # a later stage whose earlier stage's runs are absent (tested in its paper)
+        pytest.skip(f"earlier stage absent: {err}")
     assert any(k.startswith("test/") for k in metrics), metrics
     assert (tmp_path / "metrics.json").exists()

@@ -110,6 +110,9 @@ def evaluate_claim(claim: Claim, folders: list[Path], cache: dict | None = None)
         arm_runs = [r for r in runs if _matches(r, selectors)]
         if claim.best_of and arm_runs:
             arm_runs, selected[arm] = _best_of(arm_runs, claim.best_of)
+            if not arm_runs:
+                return ClaimResult(claim, NOT_RUN, reason=f"no {arm} run has a finite '{claim.best_of['by']}' to "
+                                                          f"choose {claim.best_of['key']} by")
         if not arm_runs:
             return ClaimResult(claim, NOT_RUN, reason=f"no finished runs match {arm} {selectors}")
         chosen[arm] = _by_pair_key(arm_runs, claim, arm)
@@ -192,17 +195,21 @@ def _same(value: Any, wanted: Any) -> bool:
 
 
 def _best_of(runs: list[Run], rule: dict[str, str]) -> tuple[list[Run], Any]:
-    """Keep the runs of the `key` value whose mean `by` (a validation metric) is best."""
+    """Keep the runs of the `key` value whose mean `by` (a validation metric) is best; none when no run has it.
+    A value where some seed has no finite `by` (it diverged) is chosen only when every value has such a seed."""
     groups: dict[str, list[Run]] = defaultdict(list)
     for run in runs:
         groups[str(run.get(rule["key"]))].append(run)
-    scores = {}
+    scores, complete = {}, set()
     for value, members in groups.items():
         numbers = [x for x in (_number(r.metrics.get(rule["by"])) for r in members) if x is not None]
         if numbers:
             scores[value] = statistics.fmean(numbers)
+            if len(numbers) == len(members):
+                complete.add(value)
     if not scores:
-        raise ClaimsError(f"best_of: no run has a finite '{rule['by']}' to choose {rule['key']} by")
+        return [], None
+    scores = {v: x for v, x in scores.items() if v in complete} or scores
     pick = (min if rule.get("mode", "min") == "min" else max)(scores, key=scores.get)
     return groups[pick], pick
 

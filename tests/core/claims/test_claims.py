@@ -153,6 +153,25 @@ def test_best_of_selects_each_arms_value_by_validation_mean(tmp_path):
     assert [p["effect"] for p in result.pairs] == pytest.approx([0.2, 0.2, 0.2])
 
 
+def test_best_of_passes_over_a_value_where_a_seed_diverged(tmp_path):
+    i = 0
+    for opt, lrs in {"sgd": {0.1: [0.5, 0.5, 0.5]}, "adamw": {0.001: [0.6, 0.6, 0.6], 0.01: [0.9, None, 0.9]}}.items():
+        for lr, accs in lrs.items():
+            for seed, acc in enumerate(accs):
+                make_run(tmp_path / "grid" / str(i), config={"seed": seed, "optimizer": {"lr": lr}},
+                         metrics={"test/acc": acc if acc is not None else None, "best/val/acc": acc},
+                         choices={"optimizer": opt})
+                i += 1
+    (result,) = evaluate(tmp_path, paired(runs=["grid"], best_of={"key": "optimizer.lr", "by": "best/val/acc",
+                                                                   "mode": "max"}))
+    assert result.selected["treatment"] == "0.001"  # 0.01 scores 0.9 on its surviving seeds but diverged once
+
+
+def test_best_of_without_the_selection_metric_is_not_run_not_an_error(tmp_path, sweep):
+    (result,) = evaluate(tmp_path, paired(best_of={"key": "optimizer._target_", "by": "best/val/nll"}))
+    assert result.verdict == "not run" and "best/val/nll" in result.reason
+
+
 def test_meta_claim_counts_the_listed_verdicts(tmp_path, sweep):
     results = evaluate(
         tmp_path, paired(), paired(id="b", threshold=0.15), paired(id="c", direction="less"),

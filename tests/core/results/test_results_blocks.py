@@ -1,10 +1,11 @@
-"""Every paper's RESULTS.md holds the blocks its `make table-<paper>` target writes, with arguments
-`reprolab-table` accepts, so `make tables` refreshes them in place instead of appending new ones."""
+"""Every paper's RESULTS.md holds the blocks its `make claim-<paper>` / `table-<paper>` targets write,
+with arguments `reprolab-table` accepts, so `make tables` refreshes them in place instead of appending
+new ones. The targets' commands are read with `make -n`, so make variables are expanded as make does."""
 
 from __future__ import annotations
 
-import re
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,20 +17,27 @@ REPO = Path(__file__).resolve().parents[3]
 PAPERS = sorted(p.parent.name for p in (REPO / "experiments").glob("*/targets.mk"))
 
 
-def table_commands(targets_mk: Path, target: str) -> list[list[str]]:
-    """The `$(TABLE) ...` argument lists of one make target (continuation lines joined)."""
-    text = targets_mk.read_text().replace("\\\n", " ")
-    recipe = re.search(rf"^{re.escape(target)}:.*?\n((?:\t.*\n?)*)", text, re.M)
-    if recipe is None:
+def table_commands(target: str) -> list[list[str]]:
+    """The `reprolab-table ...` argument lists that `make -n <target>` would run (none if no such target)."""
+    result = subprocess.run(["make", "-n", "--no-print-directory", target, "VENV=.venv"], cwd=REPO,
+                            capture_output=True, text=True, timeout=60)
+    if result.returncode != 0:
         return []
-    lines = [line.strip().lstrip("-") for line in recipe.group(1).splitlines()]
-    return [shlex.split(line)[1:] for line in lines if line.startswith("$(TABLE)")]
+    commands = []
+    for line in result.stdout.replace("\\\n", " ").splitlines():
+        if "reprolab-table" not in line:
+            continue
+        words = shlex.split(line.strip().lstrip("-@"))
+        for i, word in enumerate(words):
+            if word.endswith("bin/reprolab-table") and "--results" in words[i:]:
+                commands.append(words[i + 1:])
+    return commands
 
 
 @pytest.mark.parametrize("paper", PAPERS)
 def test_table_target_blocks_are_in_results_md(paper):
-    commands = table_commands(REPO / "experiments" / paper / "targets.mk", f"table-{paper}")
-    assert commands, f"experiments/{paper}/targets.mk has no table-{paper} target writing a RESULTS.md block"
+    commands = table_commands(f"claim-{paper}") + table_commands(f"table-{paper}")
+    assert commands, f"experiments/{paper}/targets.mk: neither claim-{paper} nor table-{paper} writes a RESULTS.md block"
     results_md = REPO / "experiments" / paper / "RESULTS.md"
     blocks = [shlex.split(args) for args in block_args(results_md)]
     for argv in commands:
