@@ -28,6 +28,7 @@ from typing import Any
 from scipy import stats
 
 from reprolab.claims.spec import Claim, ClaimsError, ClaimsFile
+from reprolab.config import REPO_ROOT
 from reprolab.results.plugins import apply_plugins, paper_plugins
 from reprolab.results.runs import Run, find_runs
 
@@ -99,7 +100,7 @@ def evaluate_claims(claims_file: ClaimsFile, runs_root: Path | None = None) -> l
 
 
 def evaluate_claim(claim: Claim, folders: list[Path], cache: dict | None = None) -> ClaimResult:
-    missing = [str(f) for f in folders if not f.is_dir()]
+    missing = [_shown(f) for f in folders if not f.is_dir()]
     if missing:
         return ClaimResult(claim, NOT_RUN, reason=f"no runs at {', '.join(missing)}")
     runs = _load(tuple(folders), cache if cache is not None else {})
@@ -167,6 +168,14 @@ def evaluate_meta(claim: Claim, parts: list[ClaimResult]) -> ClaimResult:
     reason = ", ".join(f"{p.claim.id}: {p.verdict}" for p in parts)
     commits = sorted({c for p in parts for c in p.commits})
     return ClaimResult(claim, verdict, reason=reason, n=total, mean=float(count[REPRODUCES]), commits=commits)
+
+
+def _shown(path: Path) -> str:
+    """A path as the claims file names it: relative to the repository root where it lies inside it."""
+    try:
+        return str(path.resolve().relative_to(REPO_ROOT))
+    except ValueError:
+        return str(path)
 
 
 def _load(folders: tuple[Path, ...], cache: dict) -> list[Run]:
