@@ -5,12 +5,13 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 TRAIN := $(VENV)/bin/reprolab-train
 TABLE := $(VENV)/bin/reprolab-table
+CLAIMS := $(VENV)/bin/reprolab-claims
 CPU1 := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 DATA ?= data
 export PYTHONUNBUFFERED := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-slow lint demo clean data-cifar10 bench-trainer gpu-check reproduce-cifar10 tables claim-tables dashboards wandb-sync reproduce-all
+.PHONY: help install test test-slow lint demo clean data-cifar10 bench-trainer gpu-check reproduce-cifar10 tables scorecard claim-tables dashboards wandb-sync reproduce-all
 
 help: ## List every target (with its expected compute)
 	@grep -hE '^[a-zA-Z0-9_%-]+:.*## ' $(MAKEFILE_LIST) | sort -u | \
@@ -48,8 +49,12 @@ gpu-check: ## The GPU device group end to end (fp32, bf16, compile, DDP; AdamW v
 reproduce-cifar10: ## CIFAR-10 ResNet-18 SGD baseline, 200 epochs (1 GPU, ~1.5 h)
 	$(TRAIN) experiment=cifar10/resnet18_sgd paths.data_dir=$(DATA)
 
-tables: ## Refresh every generated table (and its figures) in experiments/*/RESULTS.md from the runs under logs/ (seconds, CPU)
-	$(VENV)/bin/reprolab-table --refresh
+tables: ## Refresh every generated table (and its figures) in experiments/*/RESULTS.md, every paper's claim verdicts and REPRODUCTIONS.md from the runs under logs/ (seconds, CPU)
+	$(TABLE) --refresh
+	$(CLAIMS) --all --scorecard
+
+scorecard: ## Evaluate every paper's claims.yaml on its runs (kept as recorded where the runs are absent) and write REPRODUCTIONS.md (seconds)
+	$(CLAIMS) --all --scorecard
 
 TABLE_TARGETS = $(sort $(shell grep -hoE '^table-[A-Za-z0-9_.-]+:' $(MAKEFILE_LIST) | tr -d ':'))
 claim-tables: ## Every table-<paper> target: CPU sweeps through reprolab-train + their RESULTS.md blocks (~2 h of one core)

@@ -1,3 +1,5 @@
 """reprolab: Hydra-configured reproductions of NeurIPS 2026 papers on one shared Lightning trainer."""
 
 __version__ = "0.1.0"
+
+from reprolab import study_seed as _study_seed  # noqa: E402,F401  (registers the ${study_seed:...} resolver)

@@ -14,7 +14,6 @@ derived metrics come from plugins (see `reprolab.results.plugins`).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import re
 import shlex
@@ -81,13 +80,19 @@ def _figures(args: argparse.Namespace, runs, group_by, command: str) -> list[Pat
     if args.no_curves or folder is None:
         return []
     curves = args.curve or _default_curves(runs)
-    name = args.name or "table_" + hashlib.sha1(command.encode()).hexdigest()[:8]
+    name = args.name or default_name(args.paths)
     pngs = []
     for metric in curves:
         png = plot_curves(runs, group_by, metric, folder / f"{name}_{re.sub(r'[^A-Za-z0-9]+', '_', metric)}.png")
         if png is not None:
             pngs.append(png)
     return pngs
+
+
+def default_name(paths: Sequence[str]) -> str:
+    """A readable PNG prefix from the first runs folder: `logs/tables/apt/enb_mtl` → `apt_enb_mtl`."""
+    parts = [p for p in Path(paths[0]).resolve().parts[-2:] if p not in ("/", "")]
+    return re.sub(r"[^A-Za-z0-9]+", "_", "_".join(parts)).strip("_") or "table"
 
 
 def _default_curves(runs) -> list[str]:

@@ -14,8 +14,10 @@ from typing import Any
 
 from reprolab.results.runs import Run
 
-# Override keys that never define a group: they vary between seeds or name places on disk.
-NOT_A_GROUP = ("seed", "paths.", "hydra.", "data.data_dir", "ckpt_path", "logger.", "name", "tags", "trainer.limit_")
+# Override keys that never define a group: they vary between seeds, name places on disk, or say where
+# results are logged and printed (a run logged to CSV and one logged to W&B are the same experiment).
+NOT_A_GROUP = ("seed", "paths.", "hydra.", "hydra/", "data.data_dir", "ckpt_path", "logger", "name", "tags",
+               "trainer.limit_", "print_config", "hparams_search", "trainer.enable_progress_bar")
 
 
 @dataclass

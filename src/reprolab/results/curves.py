@@ -1,6 +1,6 @@
-"""Learning curves from the CSV logger (`<run>/**/metrics.csv`) or, for runs that logged to W&B
-only, the offline W&B history; averaged over the seeds of a group and drawn as mean ± std
-bands, one PNG per metric."""
+"""Learning curves from the CSV logger (`<run>/**/metrics.csv`), else the offline W&B history, else
+TensorBoard event files; averaged over the seeds of a group and drawn as mean ± std bands, one PNG
+per metric."""
 
 from __future__ import annotations
 
@@ -14,14 +14,29 @@ from reprolab.results.runs import Run
 from reprolab.results.wandb_log import history, run_history_files
 
 CSV_NAME = "metrics.csv"
+TB_GLOB = "events.out.tfevents.*"
 
 
 def logged_frames(run: Run) -> Iterator[pd.DataFrame]:
-    """What the run logged: its CSV logger files, then its offline W&B history."""
+    """What the run logged: its CSV logger files, then its offline W&B history, then TensorBoard."""
     for csv in sorted(run.path.rglob(CSV_NAME)):
         yield pd.read_csv(csv)
     for wandb_file in run_history_files(run.path):
         yield history(wandb_file)
+    for events in sorted(run.path.rglob(TB_GLOB)):
+        yield tensorboard_scalars(events)
+
+
+def tensorboard_scalars(events: Path) -> pd.DataFrame:
+    """Every scalar of one TensorBoard event file as a frame with a `step` column, one column per tag."""
+    from tensorboard.backend.event_processing.event_accumulator import SCALARS, EventAccumulator
+
+    acc = EventAccumulator(str(events), size_guidance={SCALARS: 0})
+    acc.Reload()
+    columns = {tag: pd.Series({e.step: e.value for e in acc.Scalars(tag)}) for tag in acc.Tags()[SCALARS]}
+    if not columns:
+        return pd.DataFrame({"step": []})
+    return pd.DataFrame(columns).rename_axis("step").reset_index()
 
 
 def run_curve(run: Run, metric: str) -> pd.Series | None:

@@ -19,9 +19,17 @@ from pathlib import Path
 
 from reprolab.results.aggregate import Cell, Row
 
-BEGIN = "<!-- reprolab-table: {args} -->"
-END = "<!-- /reprolab-table -->"
-BLOCK_RE = re.compile(r"<!-- reprolab-table: (?P<args>.*?) -->\n(?P<body>.*?)<!-- /reprolab-table -->\n?", re.S)
+BEGIN = "<!-- {tool}: {args} -->"
+END = "<!-- /{tool} -->"
+TOOL = "reprolab-table"
+
+
+def block_re(tool: str = TOOL) -> re.Pattern:
+    """Blocks written by `tool` (`reprolab-table` tables, `reprolab-claims` verdicts)."""
+    return re.compile(rf"<!-- {tool}: (?P<args>.*?) -->\n(?P<body>.*?)<!-- /{tool} -->\n?", re.S)
+
+
+BLOCK_RE = block_re()
 
 
 def format_cell(cell: Cell | None, n_expected: int, digits: int = 4) -> str:
@@ -31,6 +39,8 @@ def format_cell(cell: Cell | None, n_expected: int, digits: int = 4) -> str:
         return "—"
     if not math.isfinite(cell.mean):
         text = "nan (diverged)"
+    elif cell.n == 1:  # one run has no spread: a "± 0" would read as a converged estimate
+        text = f"{cell.mean:.{_decimals(abs(cell.mean), digits)}f}"
     else:
         decimals = _decimals(max(abs(cell.mean), cell.std), digits)
         text = f"{cell.mean:.{decimals}f} ± {cell.std:.{decimals}f}"
@@ -62,11 +72,11 @@ def render_failures(rows: Sequence[Row], relative_to: Path | None = None) -> str
     return ("\n**Runs that did not finish**\n\n" + "\n".join(lines) + "\n") if lines else ""
 
 
-def write_block(results_md: Path, args: str, body: str) -> None:
+def write_block(results_md: Path, args: str, body: str, tool: str = TOOL) -> None:
     """Replace the block made by the same `args` in `results_md`, or append a new one."""
-    block = f"{BEGIN.format(args=args)}\n{body.rstrip()}\n{END}\n"
+    block = f"{BEGIN.format(tool=tool, args=args)}\n{body.rstrip()}\n{END.format(tool=tool)}\n"
     text = results_md.read_text() if results_md.exists() else ""
-    for match in BLOCK_RE.finditer(text):
+    for match in block_re(tool).finditer(text):
         if match.group("args") == args:
             text = text[: match.start()] + block + text[match.end() :]
             break

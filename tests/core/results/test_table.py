@@ -55,7 +55,7 @@ def test_group_by_config_key_and_where_filter(sweep, tmp_path):
                 "--no-curves", "--metric", "val/acc"])
     text = out.read_text()
     assert "| optimizer._target_ | seed | val/acc | n |" in text
-    assert "| adamw | 2 | 0.4500 ± 0.0000 | 1 |" in text and "| sgd | 2 | 0.3500 ± 0.0000 | 1 |" in text
+    assert "| adamw | 2 | 0.4500 | 1 |" in text and "| sgd | 2 | 0.3500 | 1 |" in text
 
 
 def test_failed_and_unfinished_runs_are_counted_and_listed(sweep, tmp_path):
@@ -173,3 +173,32 @@ def test_interpolations_needing_hydra_stay_raw(sweep):
     run = find_runs([sweep])[0]
     assert run.config["paths.output_dir"] == "${hydra:runtime.output_dir}"
     assert run.get("optimizer") == "sgd" and run.get("optimizer.lr") == 0.1 and run.get("seed") == 0
+
+
+def test_one_run_shows_no_spread():
+    assert format_cell(Cell(0.45, 0.0, 1), 1) == "0.4500"
+
+
+def test_where_results_are_logged_never_defines_a_group(tmp_path):
+    for i, logger in enumerate(["csv", "wandb", "tensorboard"]):
+        make_run(tmp_path / str(i), config={"seed": i}, metrics={"test/acc": 0.5},
+                 overrides=[f"logger={logger}", f"seed={i}", "print_config=false"], choices={"logger": logger})
+    assert default_group_by(find_runs([tmp_path])) == []
+
+
+def test_figures_are_named_after_the_runs_folder():
+    assert table.default_name(["logs/tables/apt/enb_mtl"]) == "apt_enb_mtl"
+    assert table.default_name(["logs/x/2026-11-29_16-00-00"]) == "x_2026_11_29_16_00_00"
+
+
+def test_tensorboard_only_runs_have_curves(tmp_path):
+    from torch.utils.tensorboard import SummaryWriter
+
+    run_dir = make_run(tmp_path / "tb", config={"seed": 0}, metrics={"test/acc": 0.5})
+    writer = SummaryWriter(str(run_dir / "tensorboard" / "version_0"))
+    for step, value in [(0, 1.0), (10, 0.5), (20, 0.25)]:
+        writer.add_scalar("val/loss", value, step)
+    writer.close()
+    (run,) = find_runs([tmp_path])
+    curve = group_curves([run], [], "val/loss")[()]
+    assert list(curve.index) == [0, 10, 20] and list(curve["mean"]) == pytest.approx([1.0, 0.5, 0.25])

@@ -95,6 +95,8 @@ def test_optuna_preset_runs_three_trials_and_resumes_from_its_storage(tmp_path, 
     assert run_train_cli(monkeypatch, *base, f"hydra.sweep.dir={tmp_path / 'second'}", "hydra.sweeper.n_trials=1") == 0
     assert trial_states(db) == ["COMPLETE"] * 4  # the same study, continued
     assert (first / "0" / "metrics.json").read_text() == first_metrics
+    resumed = find_runs([tmp_path / "second"])[0].config["optimizer.lr"]
+    assert resumed not in {r.config["optimizer.lr"] for r in find_runs([first])}  # not trial 0 again
 
 
 def trial_states(db) -> list[str]:

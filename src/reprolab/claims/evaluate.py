@@ -1,0 +1,241 @@
+"""Evaluate a paper's claims on its runs: select each arm, pair by seed, a 95 % paired-t interval
+of the effect over seeds, and a verdict against the pre-registered threshold.
+
+Why paired t and not a bootstrap: claim checks have 3-10 seeds, where a bootstrap's resampling
+distribution takes only a handful of distinct values and its percentile interval is too narrow;
+the t interval is exact for normally distributed per-seed effects and honest about small n.
+
+Verdicts, with d the direction (greater | less), `bar` the threshold and `ref` the no-effect value
+(0 for a difference, 1 for a ratio; for a single arm or a non-inferiority bar on the far side of
+the no-effect value, the bar itself):
+- reproduces: the whole interval is beyond the bar in direction d;
+- does not reproduce: the whole interval is on the wrong side of ref (excludes the paper's direction);
+- direction only: the mean is beyond ref in direction d, but the interval does not clear the bar;
+- inconclusive: the mean is on the wrong side of ref and the interval includes it;
+- not run: an arm has no finished runs, or fewer than 2 pairs.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scipy import stats
+
+from reprolab.claims.spec import Claim, ClaimsError, ClaimsFile
+from reprolab.results.plugins import apply_plugins, paper_plugins
+from reprolab.results.runs import Run, find_runs
+
+REPRODUCES, DIRECTION_ONLY, DOES_NOT = "reproduces", "direction only", "does not reproduce"
+INCONCLUSIVE, NOT_RUN = "inconclusive", "not run"
+CONFIDENCE = 0.95
+
+
+@dataclass
+class ClaimResult:
+    claim: Claim
+    verdict: str
+    reason: str = ""
+    n: int = 0
+    mean: float | None = None
+    ci: tuple[float, float] | None = None
+    treatment_mean: float | None = None
+    baseline_mean: float | None = None
+    pairs: list[dict[str, Any]] = field(default_factory=list)
+    commits: list[str] = field(default_factory=list)
+    selected: dict[str, Any] = field(default_factory=dict)  # best_of choice per arm
+
+    def to_dict(self) -> dict[str, Any]:
+        c = self.claim
+        return {
+            "id": c.id, "claim": c.claim, "source": c.source, "scale": c.scale, "metric": c.metric,
+            "effect": None if c.is_meta else (c.effect if c.paired else "level"), "direction": c.direction,
+            "threshold": c.threshold, "paper_value": c.paper_value, "verdict": self.verdict, "reason": self.reason,
+            "n": self.n, "mean": self.mean, "ci": list(self.ci) if self.ci else None,
+            "treatment_mean": self.treatment_mean, "baseline_mean": self.baseline_mean,
+            "pairs": self.pairs, "commits": self.commits, "selected": self.selected,
+        }
+
+
+def t_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """Mean and the two-sided Student-t interval of the mean (n >= 2)."""
+    n = len(values)
+    if n < 2:
+        raise ValueError("an interval needs at least 2 values")
+    mean = statistics.fmean(values)
+    half = stats.t.ppf(0.5 + confidence / 2, n - 1) * statistics.stdev(values) / math.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+def verdict_for(claim: Claim, mean: float, low: float, high: float) -> str:
+    """The verdict rules of the module docstring, for one claim's mean and interval."""
+    sign = 1.0 if claim.direction == "greater" else -1.0
+    bar = claim.bar
+    ref = min(claim.null, bar) if sign > 0 else max(claim.null, bar)
+    near, far = (low, high) if sign > 0 else (high, low)  # the interval's end nearest the wrong side, and the other
+    if sign * (near - bar) > 0:
+        return REPRODUCES
+    if sign * (far - ref) < 0:
+        return DOES_NOT
+    return DIRECTION_ONLY if sign * (mean - ref) > 0 else INCONCLUSIVE
+
+
+def evaluate_claims(claims_file: ClaimsFile, runs_root: Path | None = None) -> list[ClaimResult]:
+    """Every claim of the file, in order; a claim whose run folders are absent is `not run`."""
+    cache: dict[tuple[Path, ...], list[Run]] = {}
+    results: dict[str, ClaimResult] = {}
+    for claim in claims_file.claims:
+        if not claim.is_meta:
+            results[claim.id] = evaluate_claim(claim, claims_file.runs_dirs(claim, runs_root), cache)
+    for claim in claims_file.claims:
+        if claim.is_meta:
+            results[claim.id] = evaluate_meta(claim, [results[i] for i in claim.of if i in results])
+    return [results[c.id] for c in claims_file.claims]
+
+
+def evaluate_claim(claim: Claim, folders: list[Path], cache: dict | None = None) -> ClaimResult:
+    missing = [str(f) for f in folders if not f.is_dir()]
+    if missing:
+        return ClaimResult(claim, NOT_RUN, reason=f"no runs at {', '.join(missing)}")
+    runs = _load(tuple(folders), cache if cache is not None else {})
+    runs = [r for r in runs if r.finished and _matches(r, claim.where)]
+    arms = {"treatment": claim.treatment, **({"baseline": claim.baseline} if claim.paired else {})}
+    chosen, selected = {}, {}
+    for arm, selectors in arms.items():
+        arm_runs = [r for r in runs if _matches(r, selectors)]
+        if claim.best_of and arm_runs:
+            arm_runs, selected[arm] = _best_of(arm_runs, claim.best_of)
+        if not arm_runs:
+            return ClaimResult(claim, NOT_RUN, reason=f"no finished runs match {arm} {selectors}")
+        chosen[arm] = _by_pair_key(arm_runs, claim, arm)
+    return _score(claim, chosen, selected)
+
+
+def _score(claim: Claim, chosen: dict[str, dict[tuple, Run]], selected: dict) -> ClaimResult:
+    keys = sorted(set.intersection(*(set(v) for v in chosen.values())), key=str)
+    pairs, effects, dropped = [], [], []
+    for key in keys:
+        values = {arm: _number(runs[key].metrics.get(claim.metric)) for arm, runs in chosen.items()}
+        if any(v is None for v in values.values()):
+            dropped.append(key)
+            continue
+        effect = _effect(claim, values)
+        if effect is None:
+            dropped.append(key)
+            continue
+        effects.append(effect)
+        pairs.append({"key": list(key), **values, "effect": effect})
+    used = [runs[k] for runs in chosen.values() for k in keys]
+    commits = sorted({str(r.metrics.get("git_commit") or "unknown") for r in used})
+    result = ClaimResult(claim, NOT_RUN, n=len(effects), pairs=pairs, commits=commits, selected=selected)
+    result.treatment_mean = _mean([p["treatment"] for p in pairs])
+    result.baseline_mean = _mean([p["baseline"] for p in pairs]) if claim.paired else None
+    notes = [f"{len(dropped)} pair(s) without a finite {claim.metric} (diverged or not logged)"] if dropped else []
+    if len(effects) < 2:
+        result.reason = "; ".join([f"{len(effects)} complete pair(s): an interval needs 2", *notes])
+        result.mean = effects[0] if effects else None
+        return result
+    result.mean, low, high = t_interval(effects)
+    result.ci = (low, high)
+    result.verdict = verdict_for(claim, result.mean, low, high)
+    result.reason = "; ".join(notes)
+    return result
+
+
+def evaluate_meta(claim: Claim, parts: list[ClaimResult]) -> ClaimResult:
+    """`at_least` k of the listed claims reproduce (see the module docstring for the other verdicts)."""
+    count = defaultdict(int)
+    for part in parts:
+        count[part.verdict] += 1
+    total, k = len(claim.of), claim.at_least
+    if count[NOT_RUN] == total:
+        verdict = NOT_RUN
+    elif count[REPRODUCES] >= k:
+        verdict = REPRODUCES
+    elif total - count[DOES_NOT] < k:
+        verdict = DOES_NOT
+    else:
+        verdict = DIRECTION_ONLY if count[REPRODUCES] + count[DIRECTION_ONLY] >= k else INCONCLUSIVE
+    reason = ", ".join(f"{p.claim.id}: {p.verdict}" for p in parts)
+    commits = sorted({c for p in parts for c in p.commits})
+    return ClaimResult(claim, verdict, reason=reason, n=total, mean=float(count[REPRODUCES]), commits=commits)
+
+
+def _load(folders: tuple[Path, ...], cache: dict) -> list[Run]:
+    if folders not in cache:
+        runs = find_runs(folders)
+        apply_plugins(runs, paper_plugins(runs))
+        cache[folders] = runs
+    return cache[folders]
+
+
+def _matches(run: Run, selectors: dict[str, Any]) -> bool:
+    for key, wanted in selectors.items():
+        options = wanted if isinstance(wanted, list | tuple) else [wanted]
+        if not any(_same(run.get(key), option) for option in options):
+            return False
+    return True
+
+
+def _same(value: Any, wanted: Any) -> bool:
+    if value == wanted:
+        return True
+    try:
+        return float(value) == float(wanted)
+    except (TypeError, ValueError):
+        return str(value) == str(wanted)
+
+
+def _best_of(runs: list[Run], rule: dict[str, str]) -> tuple[list[Run], Any]:
+    """Keep the runs of the `key` value whose mean `by` (a validation metric) is best."""
+    groups: dict[str, list[Run]] = defaultdict(list)
+    for run in runs:
+        groups[str(run.get(rule["key"]))].append(run)
+    scores = {}
+    for value, members in groups.items():
+        numbers = [x for x in (_number(r.metrics.get(rule["by"])) for r in members) if x is not None]
+        if numbers:
+            scores[value] = statistics.fmean(numbers)
+    if not scores:
+        raise ClaimsError(f"best_of: no run has a finite '{rule['by']}' to choose {rule['key']} by")
+    pick = (min if rule.get("mode", "min") == "min" else max)(scores, key=scores.get)
+    return groups[pick], pick
+
+
+def _by_pair_key(runs: list[Run], claim: Claim, arm: str) -> dict[tuple, Run]:
+    out: dict[tuple, Run] = {}
+    for run in runs:
+        key = tuple(str(run.get(k)) for k in claim.pair_by)
+        if key in out:
+            raise ClaimsError(
+                f"claim '{claim.id}': two runs of the {arm} arm for {dict(zip(claim.pair_by, key, strict=True))} "
+                f"({out[key].path} and {run.path}); add a selector to 'treatment'/'baseline'/'where' or a 'best_of' rule")
+        out[key] = run
+    return out
+
+
+def _effect(claim: Claim, values: dict[str, float]) -> float | None:
+    t = values["treatment"]
+    if not claim.paired:
+        return t
+    b = values["baseline"]
+    if claim.effect == "difference":
+        return t - b
+    if b == 0:
+        return None
+    return t / b if claim.effect == "ratio" else (t - b) / abs(b)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _mean(values: list[float]) -> float | None:
+    return statistics.fmean(values) if values else None
