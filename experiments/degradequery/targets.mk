@@ -23,7 +23,7 @@ claim-degradequery-official: ## DegradeQuery claim, official split: 6 arms (3 ne
 	  --no-curves --name official --results experiments/degradequery/RESULTS.md
 
 claim-degradequery-holdouts: ## DegradeQuery claim, scaffold and (target, E3) holdouts: 4 arms x 2 splits x 3 seeds -> its RESULTS.md block
-	-$(DQ_ENV) $(TRAIN) -m seed=$(DQ_HOLDOUT_SEEDS) data.split=$(DQ_HOLDOUT_SPLITS) experiment=$(DQ_HOLDOUT) print_config=false \
+	-$(DQ_ENV) $(TRAIN) -m seed=$(DQ_HOLDOUT_SEEDS) ++data.split=$(DQ_HOLDOUT_SPLITS) experiment=$(DQ_HOLDOUT) print_config=false \
 	  paths.data_dir=$(DQ_DATA) hydra.sweep.dir=$(DQ_RUNS)/holdouts
 	$(TABLE) $(DQ_RUNS)/holdouts --group-by data.split setting --metric test/auroc test/accuracy test/f1_macro \
 	  --no-curves --name holdouts --results experiments/degradequery/RESULTS.md
