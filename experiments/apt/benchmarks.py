@@ -3,7 +3,8 @@
 Dense (NYUv2, Cityscapes; MTAN/Nash-MTL code conventions): segmentation cross-entropy ignoring label −1,
 depth L1 on pixels with depth ≠ 0, normals 1 − cos on pixels with a non-zero normal.
 CelebA: 40 binary cross-entropies, F1 per attribute (FAMO protocol) and their mean.
-QM9 / ENB: MSE on standardised targets, MAE per target in the reported units.
+QM9 / ENB / synthetic: MSE on standardised targets, MAE per target in the reported units.
+Digits (CPU claim): one cross-entropy per task, accuracy in % per task.
 """
 
 from __future__ import annotations
@@ -88,18 +89,20 @@ class DenseBenchmark(_Staged):
             self.metrics_of(stage)[name].update(pred.float(), targets[name])
 
 
-class _MeanAbsError(Metric):
+class _PerTaskMean(Metric):
+    """Mean over examples of a per-example value per task, fed as (B, T) (absolute errors, hits)."""
+
     def __init__(self, n: int):
         super().__init__()
-        self.add_state("err", torch.zeros(n, dtype=torch.float64), dist_reduce_fx="sum")
+        self.add_state("total", torch.zeros(n, dtype=torch.float64), dist_reduce_fx="sum")
         self.add_state("count", torch.zeros((), dtype=torch.float64), dist_reduce_fx="sum")
 
-    def update(self, pred: Tensor, target: Tensor) -> None:
-        self.err += (pred - target).abs().double().sum(0)
-        self.count += pred.shape[0]
+    def update(self, values: Tensor) -> None:
+        self.total += values.double().sum(0)
+        self.count += values.shape[0]
 
     def compute(self) -> Tensor:
-        return self.err / self.count.clamp_min(1)
+        return self.total / self.count.clamp_min(1)
 
 
 class RegressionBenchmark(_Staged):
@@ -112,7 +115,7 @@ class RegressionBenchmark(_Staged):
         self.register_buffer("scale", torch.tensor(scale if scale is not None else [1.0] * len(task_names)))
         self.higher = {k: False for k in self.task_names}
         self.stl = stl
-        self._init_stages(lambda: nn.ModuleDict({"mae": _MeanAbsError(len(self.task_names))}))
+        self._init_stages(lambda: nn.ModuleDict({"mae": _PerTaskMean(len(self.task_names))}))
 
     def _targets(self, targets) -> Tensor:
         return targets
@@ -126,7 +129,7 @@ class RegressionBenchmark(_Staged):
     @torch.no_grad()
     def update(self, stage: str, outputs: list[Tensor], targets) -> None:
         pred = torch.stack([o.reshape(-1) for o in outputs], 1).float()
-        self.metrics_of(stage)["mae"].update(pred, self._targets(targets).float())
+        self.metrics_of(stage)["mae"].update((pred - self._targets(targets).float()).abs())
 
     def compute(self, stage: str) -> dict[str, float]:
         mae = self.metrics_of(stage)["mae"].compute() * self.scale.double()
@@ -145,6 +148,31 @@ class QM9Benchmark(RegressionBenchmark):
 
     def _targets(self, targets) -> Tensor:
         return targets.y
+
+
+class ClassificationBenchmark(_Staged):
+    """T multi-class tasks, targets (B, T) of class indices: cross-entropy per task; `<task>_acc` in %."""
+
+    def __init__(self, task_names: Sequence[str]):
+        super().__init__()
+        self.task_names = tuple(task_names)
+        self.higher = {f"{t}_acc": True for t in self.task_names}
+        self.stl = None
+        self._init_stages(lambda: nn.ModuleDict({"acc": _PerTaskMean(len(self.task_names))}))
+
+    def losses(self, outputs: list[Tensor], targets: Tensor) -> list[Tensor]:
+        if targets.ndim != 2 or targets.shape[1] != self.n_tasks:
+            raise ConfigError(f"expected class indices of shape (B, {self.n_tasks}), got {tuple(targets.shape)}")
+        return [F.cross_entropy(o, targets[:, t].long()) for t, o in enumerate(outputs)]
+
+    @torch.no_grad()
+    def update(self, stage: str, outputs: list[Tensor], targets: Tensor) -> None:
+        predicted = torch.stack([o.argmax(-1) for o in outputs], 1)
+        self.metrics_of(stage)["acc"].update(predicted == targets.long())
+
+    def compute(self, stage: str) -> dict[str, float]:
+        acc = 100 * self.metrics_of(stage)["acc"].compute()
+        return {f"{t}_acc": float(v) for t, v in zip(self.task_names, acc, strict=True)}
 
 
 class _F1(Metric):

@@ -1,4 +1,4 @@
-"""The three CPU multi-task problems of the APT claim check, each with its split, model and metrics.
+"""The three CPU multi-task problems of the APT claim check: fixed train / val / test tensors per problem.
 
 1. `synthetic`: two regression tasks through a shared low-capacity trunk. Conflict = how far apart the
    tasks' input subspaces are (they compete for an 8-unit bottleneck), curvature = the condition number of
@@ -6,68 +6,31 @@
 2. `digits`: two scikit-learn `load_digits` images side by side (8×16), one 10-way task per digit. The
    images are split into disjoint pools first, so no test image is seen in training.
 3. `enb`: UCI ENB2012 (heating / cooling load) from ../shared/data/energy-efficiency-enb2012, 60/20/20.
-All problems are small enough that a 300-step run takes about a second on one core.
+`data_problems.ProblemDataModule` serves them to the trainer (`conf/data/mtl_{synthetic,digits,enb}.yaml`).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from torch import Tensor
 
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
-from reprolab.mtl.architectures import MLPHardSharing
 
 ENB_FILE = "energy-efficiency-enb2012/energy_efficiency_clean.csv"
 
 
 @dataclass
 class Problem:
-    """Tensors for train / val / test, task kinds, and the metric per task (name, higher-is-better)."""
+    """Tensors for train / val / test: inputs (N, D) and targets (N, T) (class indices or standardised values)."""
 
-    name: str
     x: dict[str, Tensor]
-    y: dict[str, Tensor]  # (N, T) for class indices or (N, T) regression targets
-    kinds: list[str]  # "cls" or "reg" per task
-    out_dims: list[int]
-    hidden: list[int]
-    metrics: dict[str, bool] = field(default_factory=dict)  # "<task>_<metric>" → higher is better
-    target_scale: Tensor | None = None  # regression: std used to standardise (metrics in original units)
-
-    @property
-    def n_tasks(self) -> int:
-        return len(self.kinds)
-
-    def model(self, tasks: list[int] | None = None) -> MLPHardSharing:
-        tasks = list(range(self.n_tasks)) if tasks is None else tasks
-        return MLPHardSharing(self.x["train"].shape[1], self.hidden, [self.out_dims[t] for t in tasks])
-
-    def losses(self, outputs: list[Tensor], y: Tensor, tasks: list[int]) -> list[Tensor]:
-        out = []
-        for o, t in zip(outputs, tasks, strict=True):
-            if self.kinds[t] == "cls":
-                out.append(F.cross_entropy(o, y[:, t].long()))
-            else:
-                out.append(F.mse_loss(o.squeeze(-1), y[:, t]))
-        return out
-
-    @torch.no_grad()
-    def evaluate(self, model, split: str, tasks: list[int]) -> dict[str, float]:
-        outputs = model(self.x[split])
-        y = self.y[split]
-        res = {}
-        for o, t in zip(outputs, tasks, strict=True):
-            if self.kinds[t] == "cls":
-                res[f"t{t}_acc"] = 100.0 * float((o.argmax(-1) == y[:, t].long()).float().mean())
-            else:
-                scale = 1.0 if self.target_scale is None else float(self.target_scale[t])
-                res[f"t{t}_mae"] = float((o.squeeze(-1) - y[:, t]).abs().mean()) * scale
-        return res
+    y: dict[str, Tensor]
+    target_scale: Tensor | None = None  # regression: std per target, so MAE is reported in original units
 
 
 def _split(n: int, seed: int, fractions=(0.6, 0.2)) -> dict[str, np.ndarray]:
@@ -97,8 +60,7 @@ def synthetic(conflict: float = 0.8, curvature: float = 100.0, imbalance: float 
     mean, std = y[idx["train"]].mean(0), y[idx["train"]].std(0)
     y_std = (y - mean) / std
     y_std[:, 1] *= imbalance  # keep the imbalance in the training losses
-    return Problem("synthetic", {k: x[v] for k, v in idx.items()}, {k: y_std[v] for k, v in idx.items()},
-                   ["reg", "reg"], [1, 1], [32, 8], {"t0_mae": False, "t1_mae": False},
+    return Problem({k: x[v] for k, v in idx.items()}, {k: y_std[v] for k, v in idx.items()},
                    target_scale=std / torch.tensor([1.0, imbalance]))
 
 
@@ -116,8 +78,8 @@ def digits(n_train: int = 3000, n_eval: int = 1000, seed: int = 0) -> Problem:
         pool = pools[split]
         left, right = rng.choice(pool, count), rng.choice(pool, count)
         x[split] = torch.cat([images[left], images[right]], dim=2).reshape(count, -1)
-        y[split] = torch.stack([labels[left], labels[right]], 1).float()
-    return Problem("digits", x, y, ["cls", "cls"], [10, 10], [64, 32], {"t0_acc": True, "t1_acc": True})
+        y[split] = torch.stack([labels[left], labels[right]], 1)
+    return Problem(x, y)
 
 
 def enb(data_dir: str | Path, seed: int = 0) -> Problem:
@@ -139,5 +101,4 @@ def enb(data_dir: str | Path, seed: int = 0) -> Problem:
     x = (x - x[tr].mean(0)) / x[tr].std(0)
     mean, std = y[tr].mean(0), y[tr].std(0)
     y = (y - mean) / std
-    return Problem("enb", {k: x[v] for k, v in idx.items()}, {k: y[v] for k, v in idx.items()},
-                   ["reg", "reg"], [1, 1], [64, 64], {"t0_mae": False, "t1_mae": False}, target_scale=std)
+    return Problem({k: x[v] for k, v in idx.items()}, {k: y[v] for k, v in idx.items()}, target_scale=std)

@@ -1,6 +1,6 @@
 # APT (MTL weightings x {Adam, Muon} x {plain, APT}): data, paper-scale multiruns, CPU claim check, benchmark.
 .PHONY: data-apt-nyuv2 data-apt-cityscapes data-apt-celeba data-apt-qm9 reproduce-apt-nyuv2 reproduce-apt-cityscapes \
-        reproduce-apt-celeba reproduce-apt-qm9 claim-apt bench-apt table-apt
+        reproduce-apt-celeba reproduce-apt-qm9 claim-apt bench-apt
 
 # Override on the command line, e.g. `make reproduce-apt-nyuv2 APT_METHODS=ew,pcgrad APT_SEEDS=0`.
 APT_METHODS ?= ew,uw,dwa,rlw,gradnorm,mgda,pcgrad,gradvac,graddrop,imtl,cagrad,nashmtl,alignedmtl,famo,dbmtl,fairgrad
@@ -36,16 +36,23 @@ reproduce-apt-qm9: ## same grid on QM9 11 targets, MPNN 300 epochs (1 GPU each, 
 	-$(TRAIN) -m experiment=apt/qm9 $(APT_SWEEP) hydra.sweep.dir=logs/reproduce/apt/qm9
 	$(TABLE) logs/reproduce/apt/qm9 --group-by task.weighting optimizer --name qm9 --results experiments/apt/RESULTS.md
 
-claim-apt: ## CPU claim check: 8 weightings x {Adam,Muon} x {plain,APT} x 3 seeds on synthetic/digits/ENB2012 + STL -> experiments/apt/results (~15 min of one idle core)
-	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m experiments.apt.claim --out experiments/apt/results --figures experiments/apt/figures --data-dir $(or $(SHARED_DATA),../shared/data)
+APT_CLAIM_WEIGHTINGS ?= ew,pcgrad,mgda,imtl,dbmtl,alignedmtl,rlw,famo
+APT_CLAIM_SEEDS ?= 0,1,2
+APT_CLAIM = $(CPU1) $(TRAIN) -m print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data)
+APT_CLAIM_TABLE = $(TABLE) logs/claims/apt --group-by task.single_task task.weighting optimizer --no-curves \
+  --results experiments/apt/RESULTS.md
+
+claim-apt: ## CPU claim check through the trainer: 8 weightings x {adam,apt_adam,muon,apt_muon} x 3 seeds on synthetic/digits/ENB2012 + single-task runs -> RESULTS.md blocks + claims (~15 CPU-min on 1 thread, est. from 430 s for the EW/PCGrad/MGDA subset)
+	-$(APT_CLAIM) experiment=apt/claim_synthetic task.single_task=task0,task1 optimizer=adam,muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/stl_synthetic
+	-$(APT_CLAIM) experiment=apt/claim_digits task.single_task=left,right optimizer=adam,muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/stl_digits
+	-$(APT_CLAIM) experiment=apt/claim_enb task.single_task=heating,cooling optimizer=adam,muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/stl_enb
+	-$(APT_CLAIM) task.weighting=$(APT_CLAIM_WEIGHTINGS) experiment=apt/claim_synthetic,apt/claim_digits,apt/claim_enb \
+	  optimizer=adam,apt_adam,muon,apt_muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/mtl
+	$(APT_CLAIM_TABLE) --where setting=claim_synthetic --metric test/task0 test/task1 test/delta_m_own_stl train/share --name claim_synthetic
+	$(APT_CLAIM_TABLE) --where setting=claim_digits --metric test/left_acc test/right_acc test/delta_m_own_stl train/share --name claim_digits
+	$(APT_CLAIM_TABLE) --where setting=claim_enb --metric test/heating test/cooling test/delta_m_own_stl train/share --name claim_enb
+	$(CLAIMS) apt
 
 bench-apt: ## EW / PCGrad / CAGrad / Nash-MTL step time vs T backward passes + one step (~3 min CPU)
 	OMP_NUM_THREADS=1 $(PY) scripts/bench/mtl_overhead.py --model mlp
 	OMP_NUM_THREADS=1 $(PY) scripts/bench/mtl_overhead.py --model mtan --batch 2 --reps 10
-table-apt: ## Trainer-path table: ENB2012, {EW,PCGrad,MGDA} x {adam,apt_adam,muon,apt_muon} + single-task runs, 3 seeds -> RESULTS.md block (~10 min of one core)
-	-$(CPU1) $(TRAIN) -m experiment=apt/enb_cpu task.weighting=ew,pcgrad,mgda optimizer=adam,apt_adam,muon,apt_muon seed=0,1,2 \
-	  print_config=false hydra.sweep.dir=logs/tables/apt/enb_mtl
-	-$(CPU1) $(TRAIN) -m experiment=apt/enb_cpu task.single_task=heating,cooling task.weighting=ew optimizer=adam,muon seed=0,1,2 \
-	  print_config=false hydra.sweep.dir=logs/tables/apt/enb_stl
-	$(TABLE) logs/tables/apt/enb_mtl logs/tables/apt/enb_stl --group-by task.single_task task.weighting optimizer \
-	  --metric test/heating test/cooling test/delta_m_own_stl train/share --curve val/loss --name enb --results experiments/apt/RESULTS.md

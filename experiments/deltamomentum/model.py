@@ -91,8 +91,10 @@ def swiglu_hidden(d_model: int, multiple_of: int = 64) -> int:
 class LlamaLM(nn.Module):
     def __init__(self, vocab_size: int, d_model: int = 256, n_layer: int = 4, n_head: int = 4,
                  max_seq_len: int = 1024, hidden: int | None = None, init_std: float = 0.02,
-                 mup_base_width: int | None = None, rope_base: float = 10000.0):
+                 mup_base_width: int | None = None, rope_base: float = 10000.0, d_head: int | None = None):
         super().__init__()
+        if d_head:  # fixed head size (μP width sweeps): as many heads as fit
+            n_head = d_model // d_head
         if d_model % n_head or (d_model // n_head) % 2:
             raise ValueError(f"d_model={d_model} must split into {n_head} heads of even size")
         self.width_mult = d_model / mup_base_width if mup_base_width else 1.0

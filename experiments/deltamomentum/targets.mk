@@ -1,6 +1,7 @@
 # DeltaMomentum (DeltaSGD / DeltaAdamW): paper-scale runs, the CPU claim check, data, benchmark.
 .PHONY: data-fineweb-edu reproduce-deltamomentum-fineweb-67m reproduce-deltamomentum-fineweb-370m \
-        reproduce-deltamomentum-cifar10 claim-deltamomentum bench-deltamomentum table-deltamomentum
+        reproduce-deltamomentum-cifar10 claim-deltamomentum bench-deltamomentum table-deltamomentum \
+        figures-deltamomentum
 
 FINEWEB_TOKENS ?= 3000000000
 
@@ -22,19 +23,31 @@ reproduce-deltamomentum-cifar10: ## SGD-m vs DeltaSGD, ResNet-18 on CIFAR-10, 20
 	-$(TRAIN) -m experiment=deltamomentum/cifar10_resnet18_delta_sgd seed=0,1,2 paths.data_dir=$(DATA) hydra.sweep.dir=logs/reproduce/deltamomentum/cifar10/delta_sgd
 	$(TABLE) logs/reproduce/deltamomentum/cifar10 --group-by optimizer --name cifar10 --results experiments/deltamomentum/RESULTS.md --metric test/acc test/loss val/steps_saved_pct
 
-claim-deltamomentum: ## CPU claim checks 1-4 (regression, tiny LM on Shakespeare + FineWeb-Edu docs, CIFAR subset, muP) -> experiments/deltamomentum/results (~13 min of one core)
-	OMP_NUM_THREADS=1 $(PY) -m experiments.deltamomentum.claim
-	OMP_NUM_THREADS=1 $(PY) -m experiments.deltamomentum.claim --only lm --lm-path fineweb-edu-sample150/texts.jsonl --out experiments/deltamomentum/results/lm_fineweb
+DM_RUNS := logs/claims/deltamomentum
+DM_TABLE := $(TABLE) --results experiments/deltamomentum/RESULTS.md
+
+claim-deltamomentum: ## CPU claims 1-4 through reprolab-train (regression steps-to-target, tiny LM on TinyShakespeare + FineWeb-Edu docs, CIFAR subset, muP coordinate check), 3 seeds -> RESULTS.md blocks + verdicts
+	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/regression_sgdm,deltamomentum/regression_delta_sgd optimizer.lr=0.02,0.05,0.1,0.2,0.5,1.0,2.0,4.0 seed=0,1,2 hydra.sweep.dir=$(DM_RUNS)/regression_sgd
+	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/regression_adamw,deltamomentum/regression_delta_adamw optimizer.lr=0.003,0.01,0.03,0.1,0.3,1.0 seed=0,1,2 hydra.sweep.dir=$(DM_RUNS)/regression_adam
+	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/lm_tiny_adamw,deltamomentum/lm_tiny_delta optimizer.lr=1e-3,3e-3,1e-2,3e-2 seed=0,1,2 hydra.sweep.dir=$(DM_RUNS)/lm_tiny
+	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/lm_fineweb_adamw,deltamomentum/lm_fineweb_delta optimizer.lr=1e-3,3e-3,1e-2,3e-2 seed=0,1,2 hydra.sweep.dir=$(DM_RUNS)/lm_fineweb
+	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/cifar_small_sgd,deltamomentum/cifar_small_delta_sgd seed=0,1,2 hydra.sweep.dir=$(DM_RUNS)/cifar_small
+	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/mup_coord_check model.d_model=32,64,128,256,512 optimizer.eta=0,0.25,0.5,1 hydra.sweep.dir=$(DM_RUNS)/mup
+	$(MAKE) table-deltamomentum
+	$(CLAIMS) deltamomentum
+
+table-deltamomentum: ## RESULTS.md blocks from the runs of claim-deltamomentum (no training)
+	$(DM_TABLE) $(DM_RUNS)/regression_sgd --group-by optimizer optimizer.lr --metric val/steps_to_target --no-curves --name regression_sgd
+	$(DM_TABLE) $(DM_RUNS)/regression_adam --group-by optimizer optimizer.lr --metric val/steps_to_target --no-curves --name regression_adam
+	$(DM_TABLE) $(DM_RUNS)/lm_tiny --group-by optimizer optimizer.lr --metric val/loss val/steps_saved_pct val/steps_saved_best_lr_pct --curve val/loss --name lm_tiny
+	$(DM_TABLE) $(DM_RUNS)/lm_fineweb --group-by optimizer optimizer.lr --metric val/loss val/steps_saved_pct val/steps_saved_best_lr_pct --curve val/loss --name lm_fineweb
+	$(DM_TABLE) $(DM_RUNS)/cifar_small --group-by optimizer --metric test/acc test/loss val/steps_saved_pct --curve val/loss --name cifar_small
+	$(DM_TABLE) $(DM_RUNS)/mup --group-by model.d_model optimizer.eta --metric coord/h0 coord/dh coord/dlogits coord/lmax_hidden coord/max_abs_log2_ratio val/loss --no-curves --name mup
+
+figures-deltamomentum: ## Analyses that are not training: muP coordinate figure from the runs, memory-horizon impulse response (composes experiment=deltamomentum/horizons)
+	$(CPU1) $(PY) -m experiments.deltamomentum.coord_check $(DM_RUNS)/mup
+	$(CPU1) $(PY) -m experiments.deltamomentum.horizons
 
 bench-deltamomentum: ## DeltaAdamW/AdamW whole-step and optimizer-step time ratios + FLOP overhead (~2 min CPU)
 	OMP_NUM_THREADS=1 $(PY) scripts/bench/delta_step.py
 	OMP_NUM_THREADS=1 $(PY) scripts/bench/delta_step.py --d-model 256 --n-layer 4 --seq-len 128 --batch 8
-table-deltamomentum: ## Trainer-path tables: tiny LM AdamW vs DeltaAdamW over a 4-point lr grid (steps saved at equal and at best lr) and CIFAR subset SGD-m vs DeltaSGD, 3 seeds -> RESULTS.md blocks (~50 min of one core)
-	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/lm_tiny_adamw,deltamomentum/lm_tiny_delta optimizer.lr=1e-3,3e-3,1e-2,3e-2 seed=0,1,2 trainer.val_check_interval=20 \
-	  print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data) hydra.sweep.dir=logs/tables/deltamomentum/lm_tiny
-	$(TABLE) logs/tables/deltamomentum/lm_tiny --group-by optimizer optimizer.lr \
-	  --metric best/val/loss val/steps_saved_pct val/steps_saved_best_lr_pct --curve val/loss --name lm_tiny --results experiments/deltamomentum/RESULTS.md
-	-$(CPU1) $(TRAIN) -m experiment=cifar10/small_sgd_cpu,deltamomentum/cifar10_small_delta_sgd_cpu seed=0,1,2 \
-	  print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data)/cifar10-jpeg-subset hydra.sweep.dir=logs/tables/deltamomentum/cifar_small
-	$(TABLE) logs/tables/deltamomentum/cifar_small --group-by optimizer \
-	  --metric test/acc test/loss val/steps_saved_pct --curve val/loss --name cifar_small --results experiments/deltamomentum/RESULTS.md

@@ -3,7 +3,8 @@
 Manual optimisation lets the weighting write the combined gradient itself (`reprolab.mtl.engine`), so Adam,
 Muon and APT drop in through the `optimizer` group unchanged. APT optimizers receive the task-conflict
 signal of each step (`set_task_conflict`). Logged: `train/loss` (Σ_t L_t), `train/loss_<task>`,
-`train/weight_<task>`, `train/share` (APT only), `val|test/<metric>`, `val|test/loss` (Σ_t L_t; the one task's
+`train/weight_<task>`, `train/share` (APT only; the train/ keys only on the steps the loggers write),
+`val|test/<metric>`, `val|test/loss` (Σ_t L_t; the one task's
 loss in a `single_task` run), and `val|test/delta_m` when the benchmark carries single-task baselines.
 Single-device: DDP would need the `.grad` all-reduce that `loss.backward()` normally triggers (the
 paper-scale presets use one GPU, as the MTL protocol does).
@@ -93,13 +94,28 @@ class MTLTask(Task):
         scheduler = self.lr_schedulers()
         if scheduler is not None:
             scheduler.step()
+        if self._logger_writes_this_step():
+            self._log_step(losses, stats, inner)
+        return losses.sum().detach()
+
+    def _logger_writes_this_step(self) -> bool:
+        """Whether Lightning hands this step's on-step metrics to the loggers (every `log_every_n_steps`-th
+        step, and the last): `self.log` costs ~0.1-1 ms a call on CPU, more than a small model's whole step."""
+        trainer = self._trainer
+        if trainer is None or trainer.fast_dev_run:
+            return True
+        step, every = self.global_step, trainer.log_every_n_steps  # global_step counts this step's update
+        last_epoch = trainer.max_epochs is not None and 0 < trainer.max_epochs <= trainer.current_epoch + 1
+        last = 0 < trainer.max_steps <= step or trainer.should_stop or (trainer.is_last_batch and last_epoch)
+        return last or (every > 0 and step % every == 0)
+
+    def _log_step(self, losses: torch.Tensor, stats: dict, inner) -> None:
         self.log("train/loss", losses.sum().detach(), prog_bar=True)
         for name, loss, w in zip(self.benchmark.task_names, losses.detach(), stats["weights"], strict=True):
             self.log(f"train/loss_{name}", loss)
             self.log(f"train/weight_{name}", w.float())
         if hasattr(inner, "share") and inner.share == inner.share:
             self.log("train/share", float(inner.share))
-        return losses.sum().detach()
 
     def on_load_checkpoint(self, checkpoint: dict) -> None:
         """Checkpoints written before weightings saved their running state lack its key: load them anyway."""

@@ -1,11 +1,17 @@
-"""Benchmark losses and metrics on hand-made tensors (dense, CelebA F1, regression MAE in units)."""
+"""Benchmark losses and metrics on hand-made tensors (dense, CelebA F1, regression MAE in units, accuracy)."""
 
 import math
 
 import pytest
 import torch
 
-from experiments.apt.benchmarks import CelebABenchmark, DenseBenchmark, QM9Benchmark, RegressionBenchmark
+from experiments.apt.benchmarks import (
+    CelebABenchmark,
+    ClassificationBenchmark,
+    DenseBenchmark,
+    QM9Benchmark,
+    RegressionBenchmark,
+)
 from reprolab.errors import ConfigError
 
 
@@ -69,3 +75,17 @@ def test_qm9_benchmark_reads_pyg_batches():
 
     losses = bench.losses([torch.ones(3, 1)] * 11, FakeBatch())
     assert all(math.isclose(loss.item(), 1.0) for loss in losses)
+
+
+def test_classification_accuracy_by_hand_and_shape_error():
+    bench = ClassificationBenchmark(["left", "right"])
+    left = torch.tensor([[2.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 2.0], [2.0, 0.0, 0.0]])  # predicts 0 1 2 0
+    right = torch.tensor([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])  # predicts 1 1 0 0
+    targets = torch.tensor([[0, 1], [1, 1], [1, 1], [0, 0]])
+    bench.update("val", [left, right], targets)
+    assert bench.compute("val") == {"left_acc": pytest.approx(75.0), "right_acc": pytest.approx(75.0)}
+    assert bench.higher == {"left_acc": True, "right_acc": True}
+    losses = bench.losses([left, right], targets)
+    assert losses[0].item() == pytest.approx(torch.nn.functional.cross_entropy(left, targets[:, 0]).item())
+    with pytest.raises(ConfigError, match=r"\(B, 2\)"):
+        bench.losses([left, right], targets[:, 0])

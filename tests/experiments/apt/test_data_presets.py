@@ -7,12 +7,14 @@ from hydra.utils import instantiate
 
 import experiments.apt.data_dense as dense
 from experiments.apt.data_celeba import CelebADataModule
+from experiments.apt.data_problems import ProblemDataModule
 from experiments.apt.data_qm9 import QM9DataModule
-from experiments.apt.data_tabular import ENBDataModule
+from experiments.apt.problems import enb, synthetic
 from reprolab.config import compose
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
 
-PRESETS = ["nyuv2", "cityscapes", "celeba", "qm9", "enb_cpu"]
+PRESETS = ["nyuv2", "cityscapes", "celeba", "qm9", "claim_enb", "claim_synthetic", "claim_digits"]
+TASKS = {"nyuv2": 3, "cityscapes": 2, "celeba": 40, "qm9": 11, "claim_enb": 2, "claim_synthetic": 2, "claim_digits": 2}
 SMALL = {"nyuv2": ["model.filters=[4,4,8,8,8]"], "cityscapes": ["model.filters=[4,4,8,8,8]"]}
 
 
@@ -22,7 +24,7 @@ def test_preset_composes_and_builds_model_and_task(preset, tmp_path):
     assert cfg.paper == "apt" and cfg.setting == preset
     model = instantiate(cfg.model)
     task = instantiate(cfg.task, model=model, optimizer=instantiate(cfg.optimizer), scheduler=None)
-    assert task.benchmark.n_tasks == {"nyuv2": 3, "cityscapes": 2, "celeba": 40, "qm9": 11, "enb_cpu": 2}[preset]
+    assert task.benchmark.n_tasks == TASKS[preset]
     assert len(model.shared_parameters()) > 0 and len(model.task_specific_parameters()) > 0
 
 
@@ -31,15 +33,36 @@ def test_muon_on_a_preset_keeps_its_own_lr_and_takes_base_lr_for_adamw(tmp_path)
     assert cfg.optimizer.lr == 0.02 and cfg.optimizer.adamw_lr == 1e-3 and cfg.optimizer.preserve == "project"
 
 
-@pytest.mark.parametrize("extra", [[], ["task.weighting=mgda", "task.jacobian_wrt=representation"],
-                                   ["task.single_task=cooling", "optimizer=adam"]])
-def test_enb_preset_fast_dev_run(data_dir, tmp_path, extra):
+def test_claim_presets_give_muon_its_own_adamw_lr_and_test_the_final_weights(tmp_path):
+    cfg = compose(["experiment=apt/claim_synthetic", "optimizer=muon", "logger=none"], output_dir=tmp_path)
+    assert cfg.optimizer.lr == 0.02 and cfg.optimizer.adamw_lr == 1e-3 and cfg.base_lr == 1e-2
+    assert cfg.trainer.max_steps == 300 and cfg.trainer.enable_checkpointing is False
+    assert compose(["experiment=apt/claim_digits"], output_dir=tmp_path).trainer.max_steps == 250
+
+
+@pytest.mark.parametrize("preset, extra, metric", [
+    ("claim_enb", ["optimizer=apt_muon", "task.weighting=pcgrad"], "test/heating"),
+    ("claim_enb", ["task.weighting=mgda", "task.jacobian_wrt=representation"], "test/cooling"),
+    ("claim_enb", ["task.single_task=cooling", "optimizer=adam"], "test/cooling"),
+    ("claim_synthetic", ["optimizer=apt_adam", "task.weighting=imtl"], "test/task1"),
+    ("claim_digits", ["optimizer=muon", "task.single_task=left"], "test/left_acc"),
+])
+def test_claim_presets_run_one_batch_through_the_trainer(data_dir, tmp_path, preset, extra, metric):
     from reprolab.train import run
 
-    cfg = compose(["experiment=apt/enb_cpu", "debug=fdr", f"paths.data_dir={data_dir}", "print_config=false", *extra],
-                  output_dir=tmp_path)
+    cfg = compose([f"experiment=apt/{preset}", "debug=fdr", f"paths.data_dir={data_dir}", "print_config=false",
+                   "logger=none", *extra], output_dir=tmp_path)
     metrics = run(cfg)
-    assert np.isfinite(metrics["test/heating"]) and metrics["test/heating"] > 0
+    assert np.isfinite(metrics[metric]) and metrics[metric] > 0
+
+
+def test_problem_datamodule_serves_index_batches_and_the_target_scale():
+    dm = ProblemDataModule(lambda: synthetic(n=500), batch_size=128)
+    dm.setup()
+    batches = list(dm.train_dataloader())
+    assert len(batches) == 300 // 128 and all(x.shape == (128, 16) and y.shape == (128, 2) for x, y in batches)
+    assert sum(len(x) for x, _ in dm.test_dataloader()) == 100
+    assert dm.target_scale.shape == (2,) and dm.target_scale[1] > 0
 
 
 def _fake_dense_tree(root, counts):
@@ -77,7 +100,7 @@ def test_dense_datamodule_reads_the_mtan_layout_and_checks_it(tmp_path, monkeypa
     (lambda d: dense.DenseMTLDataModule(d, name="cityscapes"), "prepare_cityscapes_mtl.py"),
     (lambda d: QM9DataModule(d), "prepare_qm9.py"),
     (lambda d: CelebADataModule(d), "prepare_celeba.py"),
-    (lambda d: ENBDataModule(d), "data_dir"),
+    (lambda d: ProblemDataModule(lambda: enb(d)), "data_dir"),
 ])
 def test_missing_data_names_the_command(tmp_path, module, needle):
     with pytest.raises(DatasetNotFoundError, match=needle):
@@ -89,7 +112,7 @@ def test_corrupt_enb_file(tmp_path):
     path.mkdir()
     (path / "energy_efficiency_clean.csv").write_text("a,b\n1,2\n")
     with pytest.raises(CorruptDataError, match="ENB2012"):
-        ENBDataModule(str(tmp_path)).setup()
+        ProblemDataModule(lambda: enb(tmp_path)).setup()
 
 
 def test_prepare_unpacks_an_archive_and_writes_the_manifest(tmp_path, monkeypatch):

@@ -13,7 +13,7 @@ BENCHMARK = {"_target_": "experiments.apt.benchmarks.RegressionBenchmark", "task
 
 
 def _run(root, i, optimizer, seed, heating, cooling, single=None, weighting="pcgrad"):
-    config = {"seed": seed, "paper": "apt", "setting": "enb_cpu",
+    config = {"seed": seed, "paper": "apt", "setting": "claim_enb",
               "task": {"weighting": weighting, "single_task": single, "benchmark": BENCHMARK}}
     metrics = {"test/heating": heating, "test/cooling": cooling, "seed": seed, "paper": "apt"}
     make_run(root / str(i), config, metrics, choices={"optimizer": optimizer})

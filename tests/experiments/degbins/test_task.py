@@ -40,3 +40,13 @@ def test_task_rejects_batches_it_cannot_read(tmp_path):
         task.training_step({"rgb": torch.zeros(1, 3, 64, 64), "lr": torch.zeros(1, 1, 8, 8),
                             "gt": torch.zeros(1, 1, 32, 32)}, 0)
     assert instantiate(cfg.data).scale == 8
+
+
+def test_long_claim_preset_is_the_claim_protocol_with_800_steps_of_batch_8(tmp_path):
+    short = compose(["experiment=degbins/claim_cpu", "logger=none"], output_dir=tmp_path)
+    long = compose(["experiment=degbins/claim_cpu_long", "logger=none"], output_dir=tmp_path)
+    assert long.data.patches_per_epoch // long.data.batch_size == 800 and long.data.batch_size == 8
+    assert short.data.patches_per_epoch // short.data.batch_size == 200
+    for key in ("model", "optimizer", "scheduler", "task", "trainer"):
+        assert long[key] == short[key], key
+    assert long.setting == "claim_cpu_long"

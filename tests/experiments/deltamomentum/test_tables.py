@@ -1,4 +1,6 @@
-"""The DeltaMomentum table plugin: steps saved of each delta-rule run against its seed's baseline."""
+"""The DeltaMomentum table plugin: steps saved against the seed's baseline, steps to a fixed target, μP coordinates.
+
+Curves are written as Lightning logs them: the validation after optimizer step k at index k − 1."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ STEPS = [20, 40, 60, 80, 100]
 def _run(root, name, optimizer, seed, losses, lr=3e-3):
     config = {"seed": seed, "paper": "deltamomentum", "optimizer": {"lr": lr}}
     make_run(root / name, config, {"val/loss": losses[-1]}, choices={"optimizer": optimizer, "data": "text_file",
-             "model": "llama_tiny"}, curve={"val/loss": list(zip(STEPS, losses, strict=True))})
+             "model": "llama_tiny"}, curve={"val/loss": [(s - 1, v) for s, v in zip(STEPS, losses, strict=True)]})
 
 
 def test_steps_saved_pairs_by_seed_and_lr(tmp_path):
@@ -60,3 +62,44 @@ def test_no_lr_grid_no_best_lr_metric(tmp_path):
     runs = find_runs([tmp_path])
     derive_metrics(runs)
     assert all(BEST_KEY not in r.metrics for r in runs)
+
+
+def test_steps_to_a_fixed_target(tmp_path):
+    from experiments.deltamomentum.tables import CAPPED, TO_TARGET
+
+    config = {"seed": 0, "paper": "deltamomentum", "optimizer": {"lr": 0.1}, "trainer": {"max_steps": 50},
+              "monitor": {"metric": "val/relative_excess_risk", "mode": "min"},
+              "callbacks": {"early_stopping": {"stopping_threshold": 0.01}}}
+    make_run(tmp_path / "fast", config, {"val/relative_excess_risk": 0.009},
+             curve={"val/relative_excess_risk": [(0, 0.5), (1, 0.05), (2, 0.009)]})
+    make_run(tmp_path / "never", config, {"val/relative_excess_risk": 0.5},
+             curve={"val/relative_excess_risk": [(0, 0.5), (1, 0.4)]})
+    runs = {r.path.name: r for r in find_runs([tmp_path])}
+    derive_metrics(list(runs.values()))
+    assert runs["fast"].metrics[TO_TARGET] == 3  # logged at index 2 = after the third step
+    assert runs["never"].metrics[TO_TARGET] == float("inf")
+    assert runs["never"].metrics[CAPPED] == 100 and runs["fast"].metrics[CAPPED] == 3  # the lr-choice rule
+    assert KEY not in runs["fast"].metrics  # stream runs are not compared by validation loss
+
+
+def test_coordinates_and_their_spread_over_width(tmp_path):
+    import json
+
+    def coord_run(name, width, dlogits):
+        folder = tmp_path / name
+        make_run(folder, {"seed": 0, "optimizer": {"eta": 0.5}, "model": {"d_model": width}}, {"val/loss": 3.0})
+        record = {"steps": [0, 5], "activation": {"model.blocks.0": [9.0, 9.0], "model.blocks.1": [0.02, 0.03],
+                                                   "model": [1.0, 1.5]},
+                  "activation_change": {"model.blocks.1": [0.0, 0.2], "model": [0.0, dlogits]},
+                  "key_scales": {"blocks.1.attn.q": 10.0 * width / 32, "blocks.1.mlp.down": 2.0, "blocks.1.attn.k": 99.0}}
+        (folder / "coord_check.json").write_text(json.dumps(record))
+
+    coord_run("w32", 32, 1.0)
+    coord_run("w128", 128, 4.0)  # logits updates grow ∝ width: log2 ratio 2
+    runs = {r.path.name: r for r in find_runs([tmp_path])}
+    derive_metrics(list(runs.values()))
+    wide = runs["w128"].metrics
+    assert wide["coord/h0"] == 0.02 and wide["coord/dh"] == 0.2 and wide["coord/dlogits"] == 4.0
+    assert wide["coord/lmax_hidden"] == pytest.approx((40.0 + 2.0) / 2)  # .q and .down; .k shares .q's Gram
+    assert wide["coord/max_abs_log2_ratio"] == pytest.approx(2.0)
+    assert runs["w32"].metrics["coord/max_abs_log2_ratio"] == 0.0
