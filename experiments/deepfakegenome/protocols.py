@@ -3,7 +3,7 @@
 1. Binary detection — real vs fake, on the seen and on the unseen algorithms: AUC, EER, AP, accuracy@0.5.
 2. Closed-set attribution — which seen algorithm made a seen-algorithm fake: accuracy, macro-F1.
 3. Open-set attribution — knowns (seen test fakes) vs unknowns (unseen-algorithm fakes): AUROC and OSCR of a
-   knownness score (max softmax probability); clustering of the unknowns' embeddings (k-means with k = number
+   knownness score (max softmax probability; OSCR by Dhamija et al. or the ARPL code's convention); clustering of the unknowns' embeddings (k-means with k = number
    of unseen algorithms): Hungarian-matched accuracy, NMI, ARI.
 4. Retrieval attribution with registration — the blacklist paradigm: every non-distractor algorithm (seen or
    not) registers K samples; a query is attributed to the registered algorithm with the most similar
@@ -76,15 +76,17 @@ def closed_set_attribution(logits: Tensor, label: Tensor, class_family: list[str
 
 
 def open_set_attribution(logits: Tensor, embeddings: Tensor, label: Tensor, algorithm: Tensor, unseen,
-                         seed: int = 0) -> dict[str, float]:
-    """Unknown-algorithm rejection (AUROC, OSCR with max-softmax knownness) and clustering of the unknowns."""
+                         seed: int = 0, oscr_convention: str = "dhamija") -> dict[str, float]:
+    """Unknown-algorithm rejection (AUROC, OSCR with max-softmax knownness) and clustering of the unknowns.
+
+    ``oscr_convention``: ``dhamija`` (Dhamija et al. 2018) or ``arpl`` (ARPL's ``compute_oscr``, lower)."""
     known, unknown = label >= 0, _isin(algorithm, unseen) & (algorithm >= 0)
     if not bool(unknown.any()):
         raise ValueError("the open-set protocol needs unseen-algorithm test images: set data.unseen")
     score = logits.softmax(1).max(1).values
     correct = logits[known].argmax(1) == label[known]
     out = {"auroc": open_set_auroc(score[known], score[unknown]),
-           "oscr": oscr(score[known], correct, score[unknown])}
+           "oscr": oscr(score[known], correct, score[unknown], oscr_convention)}
     k = len(list(unseen))
     if k >= 2:
         feats = embeddings[unknown].double().numpy()

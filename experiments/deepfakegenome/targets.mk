@@ -11,8 +11,27 @@ DFG_DATA_GROUP ?=
 data-forgery-zoo: ## Build the 36-algorithm forgery zoo (DFG tree) in $(or $(REPROLAB_CACHE),.cache)/forgery_zoo from the shared CIFAR subset (~20 s CPU)
 	$(PY) scripts/data/make_forgery_zoo.py --out $(or $(REPROLAB_CACHE),.cache)/forgery_zoo
 
-claim-deepfakegenome: ## CPU claim check: 4 protocols x 2 backbones x 3 seeds on the forgery zoo -> experiments/deepfakegenome/{results,figures} (~8 min of one free core; ~22 min on a loaded one)
-	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(PY) -m experiments.deepfakegenome.claim --seeds 0 1 2
+DFG_RUNS := logs/claims/deepfakegenome
+DFG_CLAIM_ARGS = print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data)
+claim-deepfakegenome: ## CPU claim check on the forgery zoo through reprolab-train: a binary detector and an ArcFace attributor (closed set, open set, retrieval K=1..20), small CNN and FFT spectrum, 3 seeds -> RESULTS.md blocks + verdicts
+	-$(CPU1) $(TRAIN) -m seed=$(DFG_SEEDS) experiment=deepfakegenome/zoo_binary_cpu,deepfakegenome/zoo_binary_fft_cpu \
+	  $(DFG_CLAIM_ARGS) hydra.sweep.dir=$(DFG_RUNS)/binary
+	-$(CPU1) $(TRAIN) -m seed=$(DFG_SEEDS) experiment=deepfakegenome/zoo_attribution_cpu,deepfakegenome/zoo_attribution_fft_cpu \
+	  $(DFG_CLAIM_ARGS) hydra.sweep.dir=$(DFG_RUNS)/attribution
+	$(TABLE) $(DFG_RUNS)/binary --group-by model --metric test/seen/auc test/unseen/auc test/gap/auc test/seen/eer test/unseen/eer \
+	  test/seen/acc --no-curves --name binary --results experiments/deepfakegenome/RESULTS.md
+	$(TABLE) $(DFG_RUNS)/binary --group-by model --metric test/family/entire_face_synthesis/auc test/family/face_editing/auc \
+	  test/family/face_reenactment/auc test/family/face_swap/auc test/family/text_to_image/auc --no-curves --name binary_family \
+	  --results experiments/deepfakegenome/RESULTS.md
+	$(TABLE) $(DFG_RUNS)/attribution --group-by model --metric test/closed/acc test/closed/macro_f1 test/closed/family_acc \
+	  test/open/auroc test/open/oscr test/open/cluster_acc test/open/cluster_nmi test/open/cluster_ari --no-curves --name attribution \
+	  --results experiments/deepfakegenome/RESULTS.md
+	$(TABLE) $(DFG_RUNS)/attribution --group-by model --metric test/retrieval_k1/rank1 test/retrieval_k2/rank1 test/retrieval_k5/rank1 \
+	  test/retrieval_k10/rank1 test/retrieval_k20/rank1 test/retrieval_k5/unseen_rank1 test/retrieval_k5/rank5 test/retrieval_k5/map \
+	  test/retrieval_k5/tpir@fpir0.1 test/retrieval_k5/tpir@fpir0.01 --no-curves --name retrieval --results experiments/deepfakegenome/RESULTS.md
+	$(CLAIMS) deepfakegenome
+
+table-deepfakegenome: claim-deepfakegenome ## alias: the trainer-path tables are the claim check's
 
 reproduce-deepfakegenome-binary: ## DFG binary detection (AUC/EER/AP/acc, seen+unseen), ResNet-50, 3 seeds (GPU group: 1 GPU each, W&B)
 	-$(TRAIN) -m experiment=deepfakegenome/dfg_binary seed=$(DFG_SEEDS) paths.data_dir=$(DATA) $(DFG_DATA_GROUP) $(DFG_SPLIT) hydra.sweep.dir=logs/reproduce/deepfakegenome/dfg_binary
@@ -29,22 +48,3 @@ reproduce-deepfakegenome-open_set: ## DFG open-set attribution (AUROC, OSCR, clu
 reproduce-deepfakegenome-retrieval: ## DFG retrieval attribution, ArcFace ResNet-50, K=1/5/10 (Rank-1/5, mAP, TPIR@FPIR); needs DFG_SPLIT (GPU group, W&B)
 	-$(TRAIN) -m experiment=deepfakegenome/dfg_retrieval seed=$(DFG_SEEDS) paths.data_dir=$(DATA) $(DFG_DATA_GROUP) $(DFG_SPLIT) hydra.sweep.dir=logs/reproduce/deepfakegenome/dfg_retrieval
 	$(TABLE) logs/reproduce/deepfakegenome/dfg_retrieval --group-by data model --name dfg_retrieval --results experiments/deepfakegenome/RESULTS.md
-table-deepfakegenome: ## Trainer-path tables on the forgery zoo: all four protocols, small CNN vs FFT spectrum, 3 seeds -> RESULTS.md blocks (~30 min of one core)
-	-$(CPU1) $(TRAIN) -m experiment=deepfakegenome/zoo_binary_cpu model=dfg_small_cnn,spectrum_fft seed=$(DFG_SEEDS) \
-	  print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data) hydra.sweep.dir=logs/tables/deepfakegenome/zoo_binary
-	$(TABLE) logs/tables/deepfakegenome/zoo_binary --group-by model \
-	  --metric test/seen/auc test/unseen/auc test/gap/auc test/unseen/eer --curve val/auc --name zoo_binary \
-	  --results experiments/deepfakegenome/RESULTS.md
-	-$(CPU1) $(TRAIN) -m experiment=deepfakegenome/zoo_closed_set_cpu model=dfg_small_cnn,spectrum_fft seed=$(DFG_SEEDS) \
-	  print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data) hydra.sweep.dir=logs/tables/deepfakegenome/zoo_closed_set
-	$(TABLE) logs/tables/deepfakegenome/zoo_closed_set --group-by model --name zoo_closed_set \
-	  --results experiments/deepfakegenome/RESULTS.md
-	-$(CPU1) $(TRAIN) -m experiment=deepfakegenome/zoo_open_set_cpu model=dfg_small_cnn,spectrum_fft seed=$(DFG_SEEDS) \
-	  print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data) hydra.sweep.dir=logs/tables/deepfakegenome/zoo_open_set
-	$(TABLE) logs/tables/deepfakegenome/zoo_open_set --group-by model --metric test/closed/acc test/open/auroc test/open/oscr \
-	  test/open/cluster_acc test/open/cluster_nmi test/open/cluster_ari --no-curves --results experiments/deepfakegenome/RESULTS.md
-	-$(CPU1) $(TRAIN) -m experiment=deepfakegenome/zoo_retrieval_cpu model=dfg_small_cnn,spectrum_fft seed=$(DFG_SEEDS) \
-	  print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data) hydra.sweep.dir=logs/tables/deepfakegenome/zoo_retrieval
-	$(TABLE) logs/tables/deepfakegenome/zoo_retrieval --group-by model --metric test/retrieval_k1/rank1 test/retrieval_k5/rank1 \
-	  test/retrieval_k10/rank1 test/retrieval_k5/unseen_rank1 test/retrieval_k5/map test/retrieval_k5/tpir@fpir0.1 \
-	  --no-curves --results experiments/deepfakegenome/RESULTS.md

@@ -1,7 +1,8 @@
 """The DeepfakeGenome LightningModule: trains a detector or an attributor and scores its protocol at test time.
 
 ``protocol`` decides the training target and the test metrics:
-* ``binary`` — 2-way softmax real/fake on reals + seen fakes; test: ``test/{seen,unseen}/{auc,ap,eer,acc}``.
+* ``binary`` — 2-way softmax real/fake on reals + seen fakes; test: ``test/{seen,unseen}/{auc,ap,eer,acc}`` and
+  ``test/family/<family>/auc`` (reals vs the fakes of one family, seen and unseen algorithms).
 * ``closed_set`` / ``open_set`` / ``retrieval`` — a softmax (``linear``) or ArcFace head over the seen
   algorithms, optionally plus ``supcon_weight`` x SupCon on the embeddings; test: the protocol's metrics
   (``test/closed/*``, ``test/open/*``, ``test/retrieval_k{K}/*``). ``evaluate_all`` scores every attribution
@@ -19,6 +20,7 @@ from torchmetrics.classification import BinaryAUROC, MulticlassAccuracy
 from experiments.deepfakegenome import protocols
 from experiments.deepfakegenome.models import supcon_loss
 from reprolab.errors import ConfigError
+from reprolab.metrics.openset import OSCR_CONVENTIONS
 from reprolab.task import Task
 
 PROTOCOLS = ("binary", "closed_set", "open_set", "retrieval")
@@ -28,16 +30,19 @@ class DeepfakeTask(Task):
     def __init__(self, model, optimizer, scheduler=None, protocol: str = "closed_set", num_classes: int = 2,
                  supcon_weight: float = 0.0, supcon_temperature: float = 0.1, registry_k=(1, 5, 10),
                  registry_pool: int = 20, fpirs=(0.01, 0.1), registry_reduce: str = "max",
-                 evaluate_all: bool = False):
+                 evaluate_all: bool = False, oscr: str = "dhamija"):
         super().__init__(model, optimizer, scheduler)
         if protocol not in PROTOCOLS:
             raise ConfigError(f"task.protocol must be one of {PROTOCOLS}, got {protocol!r}")
+        if oscr not in OSCR_CONVENTIONS:
+            raise ConfigError(f"task.oscr must be one of {OSCR_CONVENTIONS}, got {oscr!r}")
         if protocol == "binary" and num_classes != 2:
             raise ConfigError(f"the binary protocol needs task.num_classes=2, got {num_classes}")
         self.protocol, self.num_classes = protocol, num_classes
         self.supcon_weight, self.supcon_temperature = supcon_weight, supcon_temperature
         self.registry_k, self.registry_pool = tuple(registry_k), registry_pool
         self.fpirs, self.registry_reduce, self.evaluate_all = tuple(fpirs), registry_reduce, evaluate_all
+        self.oscr = oscr
         self.val_metric = BinaryAUROC() if protocol == "binary" else MulticlassAccuracy(num_classes, average="micro")
         self._test_outputs: list[dict] = []
 
@@ -121,18 +126,21 @@ class DeepfakeTask(Task):
         """All metrics of this task's protocol (or every attribution protocol) from gathered test outputs."""
         if self.protocol == "binary":
             fake_score = outputs["logits"].softmax(1)[:, 1]
-            return protocols.binary_detection(fake_score, outputs["algorithm"], split.seen, split.unseen)
+            out = protocols.binary_detection(fake_score, outputs["algorithm"], split.seen, split.unseen)
+            by_family = protocols.detection_by_family(fake_score, outputs["algorithm"], split.families)
+            return out | {f"family/{k}": v for k, v in by_family.items()}
         which = PROTOCOLS[1:] if self.evaluate_all else ("closed_set", self.protocol)
         out = {}
         for name in dict.fromkeys(which):  # closed-set accuracy is always reported for an attributor
             out.update(self._skippable(name, score_attribution, outputs, split, which=(name,),
                                        registry_k=self.registry_k, registry_pool=self.registry_pool,
-                                       fpirs=self.fpirs, reduce=self.registry_reduce))
+                                       fpirs=self.fpirs, reduce=self.registry_reduce, oscr=self.oscr))
         return out
 
 
 def score_attribution(outputs: dict, split, which=("closed_set", "open_set", "retrieval"), registry_k=(1, 5, 10),
-                      registry_pool: int = 20, fpirs=(0.01, 0.1), reduce: str = "max", seed: int = 0) -> dict:
+                      registry_pool: int = 20, fpirs=(0.01, 0.1), reduce: str = "max", seed: int = 0,
+                      oscr: str = "dhamija") -> dict:
     """Closed-set, open-set and retrieval metrics of an attribution model's test outputs, flat-keyed."""
     P = protocols  # noqa: N806 (short alias for the protocol functions)
     out = {}
@@ -142,7 +150,7 @@ def score_attribution(outputs: dict, split, which=("closed_set", "open_set", "re
         out.update({f"closed/{k}": v for k, v in scores.items()})
     if "open_set" in which:
         scores = P.open_set_attribution(outputs["logits"], outputs["embeddings"], outputs["label"],
-                                        outputs["algorithm"], split.unseen, seed)
+                                        outputs["algorithm"], split.unseen, seed, oscr)
         out.update({f"open/{k}": v for k, v in scores.items()})
     if "retrieval" in which:
         for k in registry_k:

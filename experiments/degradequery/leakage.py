@@ -33,3 +33,23 @@ def leakage_report(records: pd.DataFrame) -> dict[str, float]:
     twins = test.merge(train, on=["smiles", "target", "e3"], suffixes=("", "_train"))
     out["tuple_in_train_same_label"] = float(twins.groupby("id").apply(lambda g: (g.label == g.label_train).all()).sum()) / len(test)
     return out
+
+
+def main(argv: list[str] | None = None) -> dict[str, float]:
+    """Print the leakage of the official split: `python -m experiments.degradequery.leakage [overrides]`
+    (the data folder comes from the composed `experiment=degradequery/main` config, e.g. `paths.data_dir=...`)."""
+    import json
+    import sys
+
+    from reprolab.config import compose
+
+    from .data import load_protac8k
+
+    cfg = compose(["experiment=degradequery/main", *(sys.argv[1:] if argv is None else argv)])
+    report = leakage_report(load_protac8k(cfg.data.data_dir, cfg.data.subdir).records)
+    print(json.dumps(report, indent=1))
+    return report
+
+
+if __name__ == "__main__":
+    main()

@@ -10,6 +10,7 @@ from omegaconf import open_dict
 
 from reprolab.config import CONF_DIR, compose
 from reprolab.errors import DatasetNotFoundError
+from reprolab.tasks.sklearn_estimator import SklearnEstimatorTask
 from reprolab.train import build_task, run
 
 PRESETS = sorted(p.relative_to(CONF_DIR / "experiment").with_suffix("").as_posix()
@@ -40,7 +41,7 @@ def test_preset_composes_and_instantiates(name, tmp_path):
     assert cfg.paper and cfg.setting and cfg.paper in cfg.tags, "a preset names its paper and setting in tags"
     instantiate(cfg.data)
     task = build_task(cfg)
-    assert sum(p.numel() for p in task.parameters()) > 0
+    assert sum(p.numel() for p in task.parameters()) > 0 or isinstance(task, SklearnEstimatorTask)
 
 
 @pytest.mark.parametrize("name", PRESETS)

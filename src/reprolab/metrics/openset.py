@@ -3,7 +3,9 @@
 * ``equal_error_rate`` — the operating point where false-accept rate equals false-reject rate.
 * ``open_set_auroc`` — known-vs-unknown separability of a "knownness" score (AUROC, via torchmetrics).
 * ``oscr`` — Open-Set Classification Rate (Dhamija et al., NeurIPS 2018, Sec. 4): area under the curve of
-  correct-classification rate of knowns, CCR(θ), against false-positive rate of unknowns, FPR(θ).
+  correct-classification rate of knowns, CCR(θ), against false-positive rate of unknowns, FPR(θ);
+  ``oscr_arpl`` is the same area as the ARPL code's ``compute_oscr`` draws it (Chen et al. 2021), which many
+  open-set papers report and which comes out lower: ``oscr(..., convention="arpl")`` picks it.
 * ``clustering_scores`` — Hungarian-matched accuracy, NMI and ARI of a clustering against true labels
   (NMI/ARI from torchmetrics; the optimal one-to-one cluster→class map from scipy's assignment solver).
 """
@@ -44,14 +46,21 @@ def open_set_auroc(known_scores: Tensor, unknown_scores: Tensor) -> float:
     return float(binary_auroc(scores, targets))
 
 
-def oscr(known_scores: Tensor, known_correct: Tensor, unknown_scores: Tensor) -> float:
+OSCR_CONVENTIONS = ("dhamija", "arpl")
+
+
+def oscr(known_scores: Tensor, known_correct: Tensor, unknown_scores: Tensor, convention: str = "dhamija") -> float:
     """Open-Set Classification Rate: area under CCR(θ) vs FPR(θ) as θ sweeps all scores.
 
     CCR(θ) = |{known x : correctly classified and score(x) ≥ θ}| / |known|,
     FPR(θ) = |{unknown x : score(x) ≥ θ}| / |unknown|  (Dhamija et al. 2018, Eq. 6-7).
     A perfect classifier that ranks every known above every unknown scores 1; chance ranking scores
-    about the closed-set accuracy / 2.
+    about the closed-set accuracy / 2. ``convention="arpl"`` returns ``oscr_arpl`` instead.
     """
+    if convention not in OSCR_CONVENTIONS:
+        raise ValueError(f"OSCR convention must be one of {OSCR_CONVENTIONS}, got {convention!r}")
+    if convention == "arpl":
+        return oscr_arpl(known_scores, known_correct, unknown_scores)
     scores = torch.cat([known_scores, unknown_scores]).double()
     is_known = torch.cat([torch.ones(len(known_scores)), torch.zeros(len(unknown_scores))])
     correct = torch.cat([known_correct.double(), torch.zeros(len(unknown_scores), dtype=torch.double)])
@@ -65,6 +74,29 @@ def oscr(known_scores: Tensor, known_correct: Tensor, unknown_scores: Tensor) ->
     ccr = torch.cat([torch.zeros(1, dtype=torch.double), ccr[last_of_tie]])
     fpr = torch.cat([torch.zeros(1, dtype=torch.double), fpr[last_of_tie]])
     return float(torch.trapezoid(ccr, fpr))
+
+
+def oscr_arpl(known_scores: Tensor, known_correct: Tensor, unknown_scores: Tensor) -> float:
+    """OSCR as ARPL's ``compute_oscr`` computes it: with all n scores sorted ascending, cut k (k < n−1) counts the
+    correct knowns strictly above position k and the unknowns at or above it; the points (0, 0) and (1, 1) are
+    added, a last cut is left at (0, 0), and the area is the trapezoid over the points sorted by (FPR, CCR).
+    A perfectly separated set with 3 of 4 knowns correct gives 0.6875 here and 0.75 by Dhamija's definition.
+    """
+    scores = torch.cat([known_scores, unknown_scores]).double()
+    correct = torch.cat([known_correct.double(), torch.zeros(len(unknown_scores), dtype=torch.double)])
+    unknown = torch.cat([torch.zeros(len(known_scores)), torch.ones(len(unknown_scores))]).double()
+    order = torch.argsort(scores, stable=True)
+    correct, unknown = correct[order], unknown[order]
+    n = len(scores)
+    correct_above = correct.flip(0).cumsum(0).flip(0) - correct  # correct knowns at positions > k
+    unknown_from = unknown.flip(0).cumsum(0).flip(0)  # unknowns at positions >= k
+    ccr = torch.zeros(n + 2, dtype=torch.double)
+    fpr = torch.zeros(n + 2, dtype=torch.double)
+    ccr[: n - 1] = correct_above[: n - 1] / max(len(known_scores), 1)
+    fpr[: n - 1] = unknown_from[: n - 1] / max(len(unknown_scores), 1)
+    ccr[n + 1] = fpr[n + 1] = 1.0
+    points = sorted(zip(fpr.tolist(), ccr.tolist(), strict=True), reverse=True)
+    return sum((f0 - f1) * (c0 + c1) / 2 for (f0, c0), (f1, c1) in zip(points, points[1:], strict=False))
 
 
 def hungarian_accuracy(preds: Tensor, target: Tensor) -> float:

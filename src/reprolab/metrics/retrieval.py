@@ -5,7 +5,9 @@ identity, in the open-set identification setting of biometrics (ISO/IEC 19795-1;
 
 * ``identity_scores`` — query × identity similarity from query × gallery-sample similarity (max or mean).
 * ``rank_k_accuracy`` — fraction of mated queries whose true identity is among the k best-scored.
-* ``mean_average_precision`` — mAP of the gallery ranking, relevant = same identity (torchmetrics AP).
+* ``average_precision`` / ``mean_average_precision`` — AP of the gallery ranking, relevant = same identity,
+  for scores of any sign with ties as one threshold (sklearn's ``average_precision_score``; torchmetrics'
+  retrieval AP drops relevant items scored ≤ 0, which cosines in [-1, 1] often are).
 * ``tpir_at_fpir`` — true-positive identification rate at the threshold where the false-positive
   identification rate of non-mated queries (identities not in the registry) equals a target.
 """
@@ -14,7 +16,6 @@ from __future__ import annotations
 
 import torch
 from torch import Tensor
-from torchmetrics.functional.retrieval import retrieval_average_precision
 
 
 def identity_scores(similarity: Tensor, gallery_labels: Tensor, num_ids: int, reduce: str = "max") -> Tensor:
@@ -38,17 +39,33 @@ def rank_k_accuracy(scores: Tensor, target: Tensor, ks: tuple[int, ...] = (1, 5)
     return {k: float((hit_position < k).float().mean()) for k in ks}
 
 
+def average_precision(scores: Tensor, relevant: Tensor) -> Tensor:
+    """AP of each row of ``scores`` [Q, G] with ``relevant`` [Q, G]: Σ_n (R_n − R_{n−1}) P_n over the distinct
+    score thresholds (sklearn's step-wise AP). Ties share one threshold; scores may be negative. NaN for a row
+    with no relevant item."""
+    scores, relevant = torch.as_tensor(scores, dtype=torch.float64), torch.as_tensor(relevant).double()
+    order = torch.argsort(scores, dim=1, descending=True, stable=True)
+    scores, relevant = scores.gather(1, order), relevant.gather(1, order)
+    hits = torch.cumsum(relevant, dim=1)
+    positions = torch.arange(scores.shape[1]).expand_as(scores)
+    ends_tie = torch.ones_like(scores, dtype=torch.bool)
+    ends_tie[:, :-1] = scores[:, 1:] != scores[:, :-1]
+    # each item is counted at the last position of its tie group: the threshold cannot split a tie
+    group_end = torch.where(ends_tie, positions, scores.shape[1]).flip(1).cummin(dim=1).values.flip(1)
+    precision_at_end = hits.gather(1, group_end) / (group_end + 1)
+    return (relevant * precision_at_end).sum(1) / relevant.sum(1)
+
+
 def mean_average_precision(similarity: Tensor, query_labels: Tensor, gallery_labels: Tensor) -> float:
     """Mean over queries of the average precision of the gallery ranked by similarity (relevant = same id).
 
     Queries whose identity has no gallery sample are skipped (their AP is undefined).
     """
-    aps = [
-        retrieval_average_precision(similarity[q], gallery_labels == query_labels[q])
-        for q in range(len(query_labels))
-        if bool((gallery_labels == query_labels[q]).any())
-    ]
-    return float(torch.stack(aps).mean()) if aps else float("nan")
+    relevant = query_labels[:, None] == gallery_labels[None, :]
+    mated = relevant.any(dim=1)
+    if not bool(mated.any()):
+        return float("nan")
+    return float(average_precision(similarity[mated], relevant[mated]).mean())
 
 
 def tpir_at_fpir(

@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -11,6 +12,7 @@ from reprolab.metrics.openset import (
     hungarian_accuracy,
     open_set_auroc,
     oscr,
+    oscr_arpl,
 )
 
 
@@ -50,6 +52,41 @@ def test_oscr_hand_case_interleaved():
 def test_oscr_ties_between_known_and_unknown_are_not_split():
     # one known (correct) and one unknown share a score: the curve jumps diagonally -> area 0.5
     assert oscr(torch.tensor([0.5]), torch.tensor([True]), torch.tensor([0.5])) == pytest.approx(0.5)
+
+
+def arpl_reference(known, correct, unknown) -> float:
+    """ARPL's compute_oscr as a plain loop (its conventions, written from the algorithm): scores sorted ascending,
+    cut k < n-1 counts correct knowns strictly above k and unknowns at or above k; (0,0) and (1,1) added."""
+    scores = np.concatenate([known, unknown])
+    is_correct = np.concatenate([correct.astype(float), np.zeros(len(unknown))])
+    is_unknown = np.concatenate([np.zeros(len(known)), np.ones(len(unknown))])
+    order = scores.argsort(kind="stable")
+    n = len(scores)
+    ccr, fpr = [0.0] * (n + 2), [0.0] * (n + 2)
+    for k in range(n - 1):
+        ccr[k] = is_correct[order][k + 1:].sum() / len(known)
+        fpr[k] = is_unknown[order][k:].sum() / len(unknown)
+    ccr[n + 1] = fpr[n + 1] = 1.0
+    points = sorted(zip(fpr, ccr, strict=True), reverse=True)
+    return sum((points[j][0] - points[j + 1][0]) * (points[j][1] + points[j + 1][1]) / 2 for j in range(n + 1))
+
+
+def test_oscr_arpl_convention_on_the_perfectly_separated_case():
+    known, unknown = torch.tensor([0.9, 0.8, 0.7, 0.6]), torch.tensor([0.1, 0.2])
+    correct = torch.tensor([True, True, False, True])
+    assert oscr(known, correct, unknown, convention="arpl") == pytest.approx(0.6875)
+    assert oscr(known, correct, unknown, convention="dhamija") == pytest.approx(0.75)
+    with pytest.raises(ValueError, match="convention"):
+        oscr(known, correct, unknown, convention="roc")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_oscr_arpl_equals_its_loop_reference(seed):
+    g = torch.Generator().manual_seed(seed)
+    known, unknown = torch.rand(9, generator=g), torch.rand(5, generator=g) * 0.8
+    correct = torch.rand(9, generator=g) < 0.7
+    expected = arpl_reference(known.numpy(), correct.numpy(), unknown.numpy())
+    assert oscr_arpl(known, correct, unknown) == pytest.approx(expected)
 
 
 def test_hungarian_accuracy_is_permutation_invariant():

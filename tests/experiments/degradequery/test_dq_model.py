@@ -5,7 +5,6 @@ import pytest
 import torch
 
 from experiments.degradequery.data import load_protac8k
-from experiments.degradequery.finetune import FitConfig, fit_classifier, predict, pseudo_labels
 from experiments.degradequery.inputs import TupleInputs, on_bit_table
 from experiments.degradequery.model import DegradeQuery, FingerprintEncoder
 from experiments.degradequery.pretrain import CounterfactualSampler, counterfactual_loss, pretrain
@@ -78,21 +77,6 @@ def test_pretraining_learns_to_tell_observed_from_corrupted():
     losses = pretrain(model, inputs, obs, 6, 3, steps=150, batch_size=32, lr=3e-3, seed=0)
     after = counterfactual_loss(model.eval(), inputs, sampler, obs).item()
     assert len(losses) == 150 and after < 0.5 * before
-
-
-def test_fit_classifier_restores_best_validation_epoch_and_pseudo_labels():
-    torch.manual_seed(0)
-    inputs = TupleInputs(_Bundle())
-    tuples = _observed()[:40]
-    labels = (tuples[:, 0] % 2).astype(np.int64)
-    model = DegradeQuery(fp_bits=48, num_targets=6, num_e3s=3, hidden=32, dim=8)
-    info = fit_classifier(model, inputs, (tuples[:30], labels[:30]), (tuples[30:], labels[30:]),
-                          FitConfig(epochs=5, batch_size=8, patience=2))
-    assert 1 <= info["best_epoch"] <= info["epochs"] <= 5 and 0 <= info["val_auroc"] <= 1
-    probs = predict(model, inputs, tuples)
-    assert probs.shape == (40,) and ((probs >= 0) & (probs <= 1)).all()
-    idx, pseudo = pseudo_labels(np.array([0.95, 0.5, 0.02, 0.91]), 0.9, max_ratio=1.0, n_labelled=2)
-    assert idx.tolist() == [2, 0] and pseudo.tolist() == [0, 1]
 
 
 def test_inputs_reject_wrong_shape(tiny_dir):

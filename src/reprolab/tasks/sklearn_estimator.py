@@ -1,0 +1,121 @@
+"""A scikit-learn estimator as a reprolab task: fit once on the datamodule's training set, score val/test like a network.
+
+The estimator (`model`, any sklearn classifier composed from config by `_target_`) reads the SAME datamodule as
+the networks: the first training epoch gathers every training batch through `featurizer` (batch → [B, F]
+features; in the loader's order, which a forest's bootstrap depends on) and fits once at its end, with no optimizer (manual optimisation, `optimizer: null`). Validation and
+test batches are featurized the same way and scored by the SAME metric collection the paper's network task
+logs (`metrics`, a factory called with `prefix="val/"` / `"test/"`), so a forest and a network sit in one sweep
+and one `reprolab-table`.
+
+Nothing is pickled into the checkpoint: a fitted estimator is rebuilt by refitting (its `random_state` comes
+from the run's seed, so the refit is the same model), which a checkpoint loaded elsewhere (`reprolab-eval`)
+does on first use from the datamodule's training loader.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import lightning as L
+import numpy as np
+import torch
+from sklearn.base import clone
+
+from reprolab.errors import ConfigError
+
+PREDICTIONS = ("positive_proba", "proba", "label")
+
+
+class BatchFeatures:
+    """The generic featurizer: the batch's `keys` (dict keys or tuple positions), flattened per sample and
+    concatenated as float32 columns."""
+
+    def __init__(self, keys: Sequence[str | int] = (0,)):
+        self.keys = tuple(keys)
+
+    def __call__(self, batch) -> np.ndarray:
+        parts = [torch.as_tensor(batch[k]).reshape(len(batch[k]), -1).float() for k in self.keys]
+        return torch.cat(parts, dim=1).cpu().numpy()
+
+
+class SklearnEstimatorTask(L.LightningModule):
+    def __init__(self, model, optimizer=None, scheduler=None, featurizer: Callable | None = None,
+                 metrics: Callable | None = None, label_key: str | int = "label",
+                 prediction: str = "positive_proba"):
+        super().__init__()
+        if not hasattr(model, "fit") or not hasattr(model, "predict"):
+            raise ConfigError(f"task=sklearn_estimator needs a scikit-learn estimator as `model`, got "
+                              f"{type(model).__name__}: set model._target_ to e.g. sklearn.ensemble.RandomForestClassifier")
+        if optimizer is not None or scheduler is not None:
+            raise ConfigError("a scikit-learn estimator is fitted without an optimizer: set optimizer=null scheduler=null")
+        if prediction not in PREDICTIONS:
+            raise ConfigError(f"task.prediction must be one of {PREDICTIONS}, got {prediction!r}")
+        if metrics is None:
+            raise ConfigError("task.metrics must name the metric factory of the paper's network task "
+                              "(e.g. reprolab.metrics.binary.BinaryMetrics, _partial_: true)")
+        self.automatic_optimization = False
+        self.estimator = model
+        self.featurizer = featurizer or BatchFeatures()
+        self.label_key, self.prediction = label_key, prediction
+        self.metrics = torch.nn.ModuleDict({stage: metrics(prefix=f"{stage}/") for stage in ("val", "test")})
+        self.fitted = False
+        self._features: list[np.ndarray] = []
+        self._labels: list[np.ndarray] = []
+
+    def configure_optimizers(self):
+        return None
+
+    def _labels_of(self, batch) -> np.ndarray:
+        return torch.as_tensor(batch[self.label_key]).cpu().numpy()
+
+    def training_step(self, batch, batch_idx):
+        if not self.fitted:  # first epoch: gather; the fit happens once, at the end of it
+            self._features.append(np.asarray(self.featurizer(batch)))
+            self._labels.append(self._labels_of(batch))
+
+    def on_train_epoch_end(self) -> None:
+        self.trainer.should_stop = True  # one pass is a fit; further epochs would only repeat validation
+
+    def _fit_gathered(self) -> None:
+        features, labels = np.concatenate(self._features), np.concatenate(self._labels)
+        self._features, self._labels = [], []
+        self.estimator = clone(self.estimator).fit(features, labels)
+        self.fitted = True
+
+    def _ensure_fitted(self) -> None:
+        """Fit on what the training epoch gathered; when nothing was gathered (a loaded checkpoint), refit from
+        the datamodule's training loader."""
+        if self.fitted:
+            return
+        if not self._features:
+            for batch in self.trainer.datamodule.train_dataloader():
+                self.training_step(batch, 0)
+        self._fit_gathered()
+
+    def on_validation_epoch_start(self) -> None:
+        if not self.trainer.sanity_checking:
+            self._ensure_fitted()
+
+    def on_test_epoch_start(self) -> None:
+        self._ensure_fitted()
+
+    def predict_batch(self, batch) -> torch.Tensor:
+        """The estimator's output for a batch in the form the metrics take (`prediction`)."""
+        features = np.asarray(self.featurizer(batch))
+        if self.prediction == "label":
+            return torch.as_tensor(self.estimator.predict(features))
+        proba = torch.as_tensor(self.estimator.predict_proba(features), dtype=torch.float32)
+        return proba[:, 1] if self.prediction == "positive_proba" else proba
+
+    def _evaluate(self, batch, stage: str) -> None:
+        if not self.fitted:  # the sanity check before training: nothing to score yet
+            return
+        labels = torch.as_tensor(self._labels_of(batch)).long()
+        self.metrics[stage].update(self.predict_batch(batch), labels)
+        self.log_dict(self.metrics[stage], on_step=False, on_epoch=True, prog_bar=stage == "val")
+
+    def validation_step(self, batch, batch_idx):
+        self._evaluate(batch, "val")
+
+    def test_step(self, batch, batch_idx):
+        self._evaluate(batch, "test")

@@ -1,0 +1,55 @@
+"""The claim check's arms: each preset runs a batch through reprolab-train; the forests read the networks' batches;
+claims.yaml parses and names only presets and sweep folders that `make claim-degradequery` makes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from experiments.degradequery.features import TupleFingerprintFeatures
+from reprolab.claims.spec import load_claims
+from reprolab.config import CONF_DIR, REPO_ROOT, compose
+from reprolab.errors import ConfigError
+from reprolab.train import run
+
+ARMS = ["main", "no_pretrain", "molecule_only", "rf_tuple", "gbm_tuple", "rf_molecule"]
+TARGETS = (REPO_ROOT / "experiments" / "degradequery" / "targets.mk").read_text()
+
+
+@pytest.mark.parametrize("arm", ARMS)
+def test_claim_arm_runs_one_batch_through_the_trainer(arm, protac8k_dir, tmp_path):
+    extra = ["++data.split=target_e3"] if arm == "no_pretrain" else []  # the holdout sweep's override, once
+    extra += ["model.n_estimators=5"] if arm.startswith("rf") else []
+    cfg = compose([f"experiment=degradequery/{arm}", "debug=fdr", "logger=none", "print_config=false",
+                   f"paths.data_dir={protac8k_dir}", *extra], output_dir=tmp_path)
+    metrics = run(cfg)
+    assert {"test/auroc", "test/accuracy", "test/f1_macro"} <= set(metrics)
+    assert metrics["setting"] == arm and (tmp_path / "metrics.json").is_file()
+
+
+def test_fingerprint_features_are_the_dense_bits_then_one_hot_target_and_e3():
+    # molecule 0 has bits {1, 3}, molecule 1 has bit {0}; on-bit tables are padded with fp_bits (= 4)
+    batch = {"mol": torch.tensor([[1, 3], [0, 4]]), "target": torch.tensor([2, 0]), "e3": torch.tensor([1, 1])}
+    features = TupleFingerprintFeatures(fp_bits=4, num_targets=3, num_e3s=2)(batch)
+    np.testing.assert_array_equal(features, [[0, 1, 0, 1, 0, 0, 1, 0, 1], [1, 0, 0, 0, 1, 0, 0, 0, 1]])
+    molecule_only = TupleFingerprintFeatures(fp_bits=4, num_targets=3, num_e3s=2, with_tuple=False)(batch)
+    np.testing.assert_array_equal(molecule_only, features[:, :4])
+    with pytest.raises(ConfigError, match="mol_encoder=ecfp"):
+        TupleFingerprintFeatures()({"mol": {"x": torch.zeros(2)}, "target": batch["target"], "e3": batch["e3"]})
+
+
+def test_claims_file_names_existing_presets_and_the_claim_sweeps():
+    claims = load_claims("degradequery")
+    assert claims.paper == "degradequery" and claims.command == "make claim-degradequery"
+    for claim in claims.claims:
+        if claim.is_meta:
+            continue
+        for run_folder in claim.runs:
+            assert f"hydra.sweep.dir=$(DQ_RUNS)/{run_folder}" in TARGETS, run_folder
+        for arm in (claim.treatment, claim.baseline or {}):
+            if "setting" in arm:
+                assert (Path(CONF_DIR) / "experiment" / "degradequery" / f"{arm['setting']}.yaml").is_file()
+        assert claim.paired or claim.threshold is not None
