@@ -11,7 +11,7 @@ DATA ?= data
 export PYTHONUNBUFFERED := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-slow lint demo clean data-cifar10 bench-trainer gpu-check reproduce-cifar10 tables scorecard claim-tables dashboards wandb-sync reproduce-all
+.PHONY: help install test test-slow lint demo clean data-cifar10 bench-trainer gpu-check reproduce-cifar10 tables scorecard claim-all dashboards wandb-sync reproduce-all
 
 help: ## List every target (with its expected compute)
 	@grep -hE '^[a-zA-Z0-9_%-]+:.*## ' $(MAKEFILE_LIST) | sort -u | \
@@ -56,9 +56,10 @@ tables: ## Refresh every generated table (and its figures) in experiments/*/RESU
 scorecard: ## Evaluate every paper's claims.yaml on its runs (kept as recorded where the runs are absent) and write REPRODUCTIONS.md (seconds)
 	$(CLAIMS) --all --scorecard
 
-TABLE_TARGETS = $(sort $(shell grep -hoE '^table-[A-Za-z0-9_.-]+:' $(MAKEFILE_LIST) | tr -d ':'))
-claim-tables: ## Every table-<paper> target: CPU sweeps through reprolab-train + their RESULTS.md blocks (~2 h of one core)
-	$(MAKE) --keep-going $(TABLE_TARGETS)
+CLAIM_TARGETS = $(sort $(shell grep -hoE '^claim-[A-Za-z0-9_]+:' $(wildcard experiments/*/targets.mk) | tr -d ':'))
+claim-all: ## Every paper's claim check in turn (reprolab-train sweeps, RESULTS.md blocks, verdicts), then REPRODUCTIONS.md (~2-3 h of one core)
+	-$(MAKE) --keep-going $(CLAIM_TARGETS)
+	$(CLAIMS) --scorecard
 
 dashboards: ## Write every paper's W&B workspace spec to logs/dashboards/ (offline, seconds); WANDB_MODE=online WANDB_ENTITY=<you> saves them
 	for paper in $$($(VENV)/bin/reprolab-dashboard --list); do $(VENV)/bin/reprolab-dashboard $$paper || exit 1; done
