@@ -5,6 +5,7 @@ and the scorecard.
     reprolab-claims --all                      # every paper with a claims.yaml
     reprolab-claims --scorecard                # REPRODUCTIONS.md from every recorded claims.json
     reprolab-claims --file my/claims.yaml --runs-root logs/x --no-write   # print only
+    reprolab-claims deltamomentum --claim regression_delta_sgd_fewer_steps --runs-root logs/demo  # one claim
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from reprolab.claims.evaluate import evaluate_claims
@@ -27,6 +29,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--all", action="store_true", help="every paper that has a claims.yaml")
     p.add_argument("--file", type=Path, help="a claims file by path instead of a paper name")
     p.add_argument("--runs-root", type=Path, help="read the claims' runs under this folder instead of runs_root")
+    p.add_argument("--claim", action="append", default=[], metavar="ID",
+                   help="only these claims (repeatable); implies --no-write")
     p.add_argument("--no-write", action="store_true", help="print the verdicts; write no file")
     p.add_argument("--scorecard", nargs="?", const=True, default=None, metavar="PATH",
                    help="(re)write REPRODUCTIONS.md (or PATH) from every paper's recorded claims.json")
@@ -36,8 +40,15 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
-def evaluate_one(source: str | Path, runs_root: Path | None, write: bool) -> str:
+def evaluate_one(source: str | Path, runs_root: Path | None, write: bool, only: Sequence[str] = ()) -> str:
     claims_file = load_claims(source)
+    if only:
+        unknown = sorted(set(only) - {c.id for c in claims_file.claims})
+        if unknown:
+            raise ClaimsError(f"{claims_file.path}: no claim {', '.join(unknown)}; its claims: "
+                              f"{', '.join(c.id for c in claims_file.claims)}")
+        claims_file = replace(claims_file, claims=tuple(c for c in claims_file.claims
+                                                        if c.id in only or (c.is_meta and set(c.of) <= set(only))))
     entries = merge_with_recorded(claims_file, evaluate_claims(claims_file, runs_root))
     body = render_markdown(claims_file, entries)
     if write:
@@ -53,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sources: list[str | Path] = [*args.papers, *(papers_with_claims() if args.all else []), *([args.file] if args.file else [])]
     try:
         for source in sources:
-            print(evaluate_one(source, args.runs_root, write=not args.no_write))
+            print(evaluate_one(source, args.runs_root, write=not (args.no_write or args.claim), only=args.claim))
         if args.scorecard:
             path = write_scorecard(None if args.scorecard is True else Path(args.scorecard))
             print(f"wrote {path}", file=sys.stderr)

@@ -239,3 +239,13 @@ def test_scorecard_lists_every_declared_claim_with_its_recorded_verdict(tmp_path
     row = next(line for line in text.splitlines() if line.startswith("| `adamw_beats_sgd`"))
     assert "**reproduces**" in row and "0.3" in row and "| cpu |" in row
     assert "**not run**" in next(line for line in text.splitlines() if line.startswith("| `never`"))
+
+
+def test_cli_one_claim_prints_only_it_and_writes_nothing(tmp_path, sweep, capsys):
+    path = write_claims(tmp_path, [paired(), paired(id="other", runs=["nowhere"])])
+    assert claims_cli.main(["--file", str(path), "--claim", "adamw_beats_sgd"]) == 0
+    out = capsys.readouterr().out
+    assert "`adamw_beats_sgd`" in out and "`other`" not in out
+    assert not (path.parent / "results").exists() and not (path.parent / "RESULTS.md").exists()
+    assert claims_cli.main(["--file", str(path), "--claim", "nope"]) == 2
+    assert "no claim nope" in capsys.readouterr().err
