@@ -27,7 +27,7 @@ claim-probes: ## Probe hierarchy vs controls on synthetic representations (affin
 	$(TABLE) $(PROBES_CLAIMS)/sources --group-by setting --metric test/acc --no-curves \
 	  --name sources --results experiments/probes/RESULTS.md
 	$(TABLE) $(PROBES_CLAIMS)/transfer $(PROBES_CLAIMS)/transfer_procrustes --group-by data.target model data.n_pairs \
-	  --metric test/auroc_covered test/oracle_covered test/gap_covered test/auroc_uncovered test/oracle_uncovered test/gap_uncovered \
+	  --metric test/auroc_covered test/oracle_covered test/gap_covered test/auroc_uncovered test/oracle_uncovered test/gap_uncovered test/source_uncovered \
 	  --no-curves --name transfer --results experiments/probes/RESULTS.md
 	$(CLAIMS) probes
 
