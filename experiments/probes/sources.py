@@ -22,8 +22,9 @@ def load_source(run_dir: str | Path) -> tuple[nn.Module, object]:
     run_dir = Path(run_dir)
     config = run_dir / ".hydra" / "config.yaml"
     if not config.exists():
-        raise DatasetNotFoundError(f"source run '{run_dir}' has no .hydra/config.yaml; run 'make claim-probes' "
-                                   "(its source sweep) or point data.sources_dir at finished source runs")
+        raise DatasetNotFoundError(f"source run '{run_dir}' has no .hydra/config.yaml; run its source sweep first "
+                                   "('make claim-probes', or 'make reproduce-probes-mnist-transfer' for MNIST) or point "
+                                   "data.sources_dir at finished source runs")
     cfg = OmegaConf.load(config)
     metrics = json.loads((run_dir / "metrics.json").read_text()) if (run_dir / "metrics.json").exists() else {}
     ckpt = Path(metrics.get("best_ckpt") or run_dir / "checkpoints" / "last.ckpt")

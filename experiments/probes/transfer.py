@@ -102,18 +102,20 @@ class TransferDataModule(L.LightningDataModule):
 
 
 class LinearMap(nn.Module):
-    """G(h_B) = M h_B + m, sized from the datamodule's dims at setup (they depend on the loaded sources).
+    """G(h_B) = M h_B + m. Its sizes depend on the loaded source runs, so it holds a 1 × 1 placeholder until the
+    task's `setup` calls `build` (before the optimizer exists and before any checkpoint is restored).
     orthogonal=True constrains M to orthonormal columns (or rows): Procrustes alignment with a translation."""
 
     def __init__(self, orthogonal: bool = False):
         super().__init__()
         self.orthogonal = orthogonal
-        self.linear: nn.Linear | None = None
+        self.linear = nn.Linear(1, 1)
+        self.built = False
 
     def build(self, in_dim: int, out_dim: int) -> None:
-        if self.linear is not None:
+        if self.built:
             return
-        self.linear = nn.Linear(in_dim, out_dim)
+        self.linear, self.built = nn.Linear(in_dim, out_dim), True
         nn.init.zeros_(self.linear.bias)
         if self.orthogonal:
             nn.utils.parametrizations.orthogonal(self.linear)

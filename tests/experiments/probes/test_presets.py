@@ -47,8 +47,13 @@ def test_transfer_preset_one_batch(sources, tmp_path, extra):
 
 
 def test_transfer_without_source_runs_is_one_clear_line(tmp_path):
-    with pytest.raises(DatasetNotFoundError, match="has no .hydra/config.yaml; run 'make claim-probes'"):
+    with pytest.raises(DatasetNotFoundError, match="has no .hydra/config.yaml; run its source sweep first"):
         one_run("transfer_cpu", tmp_path / "t", f"data.sources_dir={tmp_path}")
+
+
+def test_transfer_map_is_sized_by_the_sources_before_the_optimizer(sources, tmp_path):
+    metrics = one_run("transfer_cpu", tmp_path, f"data.sources_dir={sources}", "data.target=full", "debug=fdr")
+    assert "test/auroc_covered" in metrics
 
 
 def test_paper_presets_ask_for_a_gpu_and_wandb():
