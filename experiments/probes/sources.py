@@ -1,0 +1,50 @@
+"""Hidden states of a finished source run: compose its own saved config, load its checkpoint (weights only).
+
+The hidden state is the input of the model's last `nn.Linear`, the final readout layer of Lee & Kondor's
+exact setting, captured with a forward hook.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+from hydra.utils import instantiate
+from omegaconf import OmegaConf
+from torch import nn
+
+from reprolab.errors import DatasetNotFoundError
+
+
+def load_source(run_dir: str | Path) -> tuple[nn.Module, object]:
+    """(model with the run's best weights, the run's composed config)."""
+    run_dir = Path(run_dir)
+    config = run_dir / ".hydra" / "config.yaml"
+    if not config.exists():
+        raise DatasetNotFoundError(f"source run '{run_dir}' has no .hydra/config.yaml; run its source sweep first "
+                                   "('make claim-probes', or 'make reproduce-probes-mnist-transfer' for MNIST) or point "
+                                   "data.sources_dir at finished source runs")
+    cfg = OmegaConf.load(config)
+    metrics = json.loads((run_dir / "metrics.json").read_text()) if (run_dir / "metrics.json").exists() else {}
+    ckpt = Path(metrics.get("best_ckpt") or run_dir / "checkpoints" / "last.ckpt")
+    if not ckpt.exists():
+        raise DatasetNotFoundError(f"source run '{run_dir}' has no checkpoint {ckpt}; the source run did not finish")
+    state = torch.load(ckpt, map_location="cpu", weights_only=True)["state_dict"]
+    model = instantiate(cfg.model)
+    model.load_state_dict({k.removeprefix("model."): v for k, v in state.items() if k.startswith("model.")})
+    return model.eval(), cfg
+
+
+@torch.no_grad()
+def readout_inputs(model: nn.Module, x: torch.Tensor, batch_size: int = 1024) -> torch.Tensor:
+    """What the last nn.Linear of `model` receives for inputs `x`."""
+    readout = [m for m in model.modules() if isinstance(m, nn.Linear)][-1]
+    seen = []
+    handle = readout.register_forward_hook(lambda module, args, out: seen.append(args[0].detach()))
+    try:
+        for chunk in torch.split(x, batch_size):
+            model(chunk)
+    finally:
+        handle.remove()
+    return torch.cat(seen).double()

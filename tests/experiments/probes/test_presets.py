@@ -1,0 +1,74 @@
+"""Every probes preset runs through the trainer on one batch; transfer loads finished source runs (weights only)."""
+
+from pathlib import Path
+
+import pytest
+from omegaconf import OmegaConf
+
+from reprolab.config import CONF_DIR, compose
+from reprolab.errors import DatasetNotFoundError
+from reprolab.train import run
+
+PRESETS = sorted(p.stem for p in (CONF_DIR / "experiment" / "probes").glob("*.yaml"))
+QUIET = ["device=cpu", "logger=none", "print_config=false"]
+
+
+def one_run(name: str, out: Path, *extra: str) -> dict:
+    cfg = compose([f"experiment=probes/{name}", *QUIET, *extra], output_dir=out)
+    (out / ".hydra").mkdir(parents=True, exist_ok=True)
+    OmegaConf.save(cfg, out / ".hydra" / "config.yaml", resolve=True)   # what a reprolab-train run leaves behind
+    return run(cfg)
+
+
+@pytest.mark.parametrize("model", ["probe_linear", "probe_quadratic", "probe_cp", "probe_l1", "probe_stumps",
+                                   "probe_relu"])
+def test_synthetic_preset_one_batch_for_each_probe(model, tmp_path):
+    metrics = one_run("synthetic_cpu", tmp_path, f"model={model}", "debug=fdr", "data.n_train=200", "data.affine=true")
+    assert 0.0 <= metrics["test/auroc"] <= 1.0
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("sources")
+    for name, seed in (("digits_source_a_cpu", 0), ("digits_source_b_cpu", 1)):
+        metrics = one_run(name, root / f"{name}_seed{seed}", f"seed={seed}", "debug=limit")
+        assert 0.0 <= metrics["test/acc"] <= 1.0
+    return root
+
+
+@pytest.mark.parametrize("extra", [["data.target=quotient"], ["data.target=full"],
+                                   ["data.target=full", "model=probe_map_procrustes"]])
+def test_transfer_preset_one_batch(sources, tmp_path, extra):
+    metrics = one_run("transfer_cpu", tmp_path, f"data.sources_dir={sources}", "data.n_pairs=50",
+                      "trainer.max_epochs=1", *extra)
+    for group in ("covered", "uncovered"):
+        assert 0.0 <= metrics[f"test/auroc_{group}"] <= 1.0
+        assert metrics[f"test/gap_{group}"] == pytest.approx(
+            metrics[f"test/oracle_{group}"] - metrics[f"test/auroc_{group}"], abs=1e-6)
+
+
+def test_transfer_without_source_runs_is_one_clear_line(tmp_path):
+    with pytest.raises(DatasetNotFoundError, match="has no .hydra/config.yaml; run its source sweep first"):
+        one_run("transfer_cpu", tmp_path / "t", f"data.sources_dir={tmp_path}")
+
+
+def test_transfer_map_is_sized_by_the_sources_before_the_optimizer(sources, tmp_path):
+    metrics = one_run("transfer_cpu", tmp_path, f"data.sources_dir={sources}", "data.target=full", "debug=fdr")
+    assert "test/auroc_covered" in metrics
+
+
+def test_paper_presets_ask_for_a_gpu_and_wandb():
+    for name in ("mnist_source_a", "mnist_source_b", "mnist_transfer"):
+        cfg = compose([f"experiment=probes/{name}"])
+        assert cfg.device.accelerator == "gpu" and "wandb" in cfg.logger
+    assert compose(["experiment=probes/mnist_source_b"]).model.hidden == 384
+
+
+def test_mnist_source_without_data_is_one_clear_line(tmp_path):
+    with pytest.raises(DatasetNotFoundError, match="has no MNIST; run 'make data-mnist'"):
+        one_run("mnist_source_a", tmp_path, f"paths.data_dir={tmp_path}", "device=cpu", "logger=none", "debug=fdr")
+
+
+def test_every_preset_is_tested():
+    assert set(PRESETS) == {"synthetic_cpu", "digits_source_a_cpu", "digits_source_b_cpu", "transfer_cpu",
+                            "mnist_source_a", "mnist_source_b", "mnist_transfer"}
