@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import product
-from pathlib import Path
 
 import lightning as L
 import torch
 from torch.utils.data import DataLoader, Dataset, TensorDataset
 
-from reprolab.errors import ConfigError, DatasetNotFoundError
+from reprolab.data.digits import load_digits_arrays
+from reprolab.errors import ConfigError
 
 
 class GeneratedBatches(Dataset):
@@ -28,30 +28,6 @@ class GeneratedBatches(Dataset):
 
     def __getitem__(self, i: int):
         return self.make_batch(torch.Generator().manual_seed(self.seed * 1_000_003 + i))
-
-
-def load_digits_arrays(source: str, data_dir: str, download: bool) -> tuple[torch.Tensor, ...]:
-    """(x_train, y_train, x_test, y_test), images flattened to [0, 1]: sklearn's bundled 8×8 digits or MNIST."""
-    if source == "digits":
-        from sklearn.datasets import load_digits
-
-        x, y = load_digits(return_X_y=True)
-        x, y = torch.tensor(x / 16.0, dtype=torch.float32), torch.tensor(y)
-        order = torch.randperm(len(y), generator=torch.Generator().manual_seed(0))
-        test, train = order[:360], order[360:]  # a fixed held-out fifth
-        return x[train], y[train], x[test], y[test]
-    if source == "mnist":
-        from torchvision.datasets import MNIST
-
-        root = Path(data_dir)
-        try:
-            sets = [MNIST(root, train=t, download=download) for t in (True, False)]
-        except RuntimeError:
-            raise DatasetNotFoundError(
-                f"data_dir '{root}' has no MNIST; run 'make data-mnist' or set data.download=true"
-            ) from None
-        return tuple(t for s in sets for t in (s.data.flatten(1).float() / 255.0, s.targets))
-    raise ConfigError(f"data.source={source!r}; choose digits (sklearn, offline) or mnist (torchvision)")
 
 
 class DigitsBanditDataModule(L.LightningDataModule):

@@ -10,7 +10,7 @@ import lightning as L
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-from experiments.delightful.data import load_digits_arrays
+from reprolab.data.digits import load_digits_arrays
 
 
 def digits_images(source: str, data_dir: str, download: bool) -> tuple[torch.Tensor, ...]:
