@@ -9,11 +9,13 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
+# This checkout's src/ first: an editable install elsewhere (e.g. the main worktree's) must not win.
+PYTHONPATH = os.pathsep.join([str(REPO_ROOT / "src"), str(REPO_ROOT)])
 
 
 def run_cli(script: str, *args: str, env: dict | None = None, timeout: int = 600) -> subprocess.CompletedProcess:
     """`env` entries set to None are removed from the environment."""
-    full_env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "OMP_NUM_THREADS": "1", **(env or {})}
+    full_env = {**os.environ, "PYTHONPATH": PYTHONPATH, "OMP_NUM_THREADS": "1", **(env or {})}
     full_env = {k: v for k, v in full_env.items() if v is not None}
     return subprocess.run([str(BIN / script), *args], cwd=REPO_ROOT, env=full_env, capture_output=True,
                           text=True, timeout=timeout)

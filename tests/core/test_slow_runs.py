@@ -11,7 +11,7 @@ import time
 import pytest
 import torch
 
-from tests.core.cli import BIN, REPO_ROOT, run_cli, small_run_args
+from tests.core.cli import BIN, PYTHONPATH, REPO_ROOT, run_cli, small_run_args
 
 pytestmark = pytest.mark.slow
 DETERMINISTIC = ["model=mlp", "data.augment=false", "scheduler=constant", "debug=limit",
@@ -35,7 +35,9 @@ def test_ddp_cpu_matches_single_process(tmp_path, cifar_folder):
     assert b["test/loss"] == pytest.approx(a["test/loss"], abs=1e-5)
 
 
-RESUMABLE = ["debug=limit", "trainer.max_epochs=3", "logger=none", "data.num_workers=0"]
+# write_interval_s=0: last.ckpt at every validation, so the run can be killed between two of them
+RESUMABLE = ["debug=limit", "trainer.max_epochs=3", "logger=none", "data.num_workers=0",
+             "callbacks.model_checkpoint.write_interval_s=0"]
 
 
 def test_killed_run_resumes_to_same_metrics(tmp_path, cifar_folder):
@@ -44,7 +46,7 @@ def test_killed_run_resumes_to_same_metrics(tmp_path, cifar_folder):
     assert result.returncode == 0, result.stderr[-3000:]
 
     killed = tmp_path / "killed"
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "OMP_NUM_THREADS": "1"}
+    env = {**os.environ, "PYTHONPATH": PYTHONPATH, "OMP_NUM_THREADS": "1"}
     proc = subprocess.Popen([str(BIN / "reprolab-train"), *small_run_args(killed, cifar_folder, *RESUMABLE)],
                             cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     last = killed / "checkpoints" / "last.ckpt"

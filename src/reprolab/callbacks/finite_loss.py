@@ -27,7 +27,9 @@ class FiniteLossGuard(L.Callback):
 
 
 def _last_checkpoint(trainer: L.Trainer) -> str | None:
+    """`last.ckpt` on disk, or waiting in a BufferedCheckpoint (written when the error reaches it)."""
     for cb in trainer.checkpoint_callbacks:
-        if cb.dirpath and (Path(cb.dirpath) / "last.ckpt").exists():
-            return str(Path(cb.dirpath) / "last.ckpt")
+        last = getattr(cb, "last_model_path", "")
+        if last and (Path(last).exists() or last in getattr(cb, "pending", ())):
+            return last
     return None

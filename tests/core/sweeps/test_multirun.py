@@ -11,7 +11,7 @@ import pytest
 
 from reprolab import table
 from reprolab.results import aggregate, find_runs
-from tests.core.cli import REPO_ROOT
+from tests.core.cli import PYTHONPATH
 from tests.core.sweeps.fake_train import fake_test_acc, run_train_cli
 
 
@@ -106,7 +106,7 @@ def trial_states(db) -> list[str]:
 
 @pytest.mark.slow  # ~30 s: the job runs in a fresh process that imports torch and Lightning
 def test_submitit_local_launcher_runs_one_job(tmp_path, monkeypatch):
-    monkeypatch.setenv("PYTHONPATH", str(REPO_ROOT))  # the job process unpickles the stand-in from tests/
+    monkeypatch.setenv("PYTHONPATH", PYTHONPATH)  # the job process unpickles the stand-in from tests/
     code = run_train_cli(monkeypatch, *sweep_args(tmp_path, "hydra/launcher=submitit_local", "seed=3",
                                                    "hydra.launcher.timeout_min=5"))
     assert code == 0
