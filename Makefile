@@ -11,7 +11,7 @@ DATA ?= data
 export PYTHONUNBUFFERED := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-slow lint demo demo-cifar10 clean data-cifar10 bench-trainer gpu-check reproduce-cifar10 tables scorecard claim-all dashboards wandb-sync reproduce-all
+.PHONY: help install test test-slow lint demo demo-cifar10 clean data-cifar10 bench-trainer bench-claim gpu-check reproduce-cifar10 tables scorecard claim-all dashboards wandb-sync reproduce-all
 
 help: ## List every target (with its expected compute)
 	@grep -hE '^[a-zA-Z0-9_%-]+:.*## ' $(MAKEFILE_LIST) | sort -u | \
@@ -49,6 +49,9 @@ data-cifar10: ## Download CIFAR-10 into $(DATA)/cifar10 (170 MB)
 
 bench-trainer: ## Lightning vs plain-PyTorch loop overhead ratio (~2 min CPU)
 	$(PY) scripts/bench/trainer_overhead.py
+
+bench-claim: ## Trainer path vs plain loop CPU cost on the tiny-LM claim grid, before/after the core cost fixes (~10 min CPU)
+	$(PY) scripts/bench/claim_cost.py
 
 gpu-check: ## The GPU device group end to end (fp32, bf16, compile, DDP; AdamW vs DeltaAdamW) with throughput ratios -> logs/gpu_check/gpu_check.json (1 GPU, ~5 min)
 	$(PY) scripts/bench/gpu_check.py --out logs/gpu_check
