@@ -132,7 +132,7 @@ class SachsDataModule(RowsDataModule):
         x, y = table[:, [header.index(c) for c in self.inputs]], table[:, [header.index(c) for c in self.nodes]]
         cuts = np.cumsum((0,) + self.sizes)
         return {name: (x[rows[a:b]], y[rows[a:b]], np.ones((b - a, len(self.nodes))))
-                for name, a, b in zip(("train", "val", "test"), cuts[:-1], cuts[1:])}
+                for name, a, b in zip(("train", "val", "test"), cuts[:-1], cuts[1:], strict=True)}
 
 
 class GridDataModule(RowsDataModule):
