@@ -19,7 +19,7 @@ claim-dag_gp: ## CPU claim check: prior collapse (a), collider (b), Sachs (c), F
 	-$(CPU1) $(TRAIN) -m experiment=dag_gp/forrester_cpu +model.node_kernels.high=ar1,nargp \
 	  seed=$(DAG_GP_SEEDS) print_config=false hydra.sweep.dir=$(DAG_GP_OUT)/forrester_ar1_nargp
 	$(TABLE) $(DAG_GP_OUT)/chain_prior --group-by model.kernel model.input_connections \
-	  --metric test/survive_d1 test/survive_d2 test/survive_d5 test/survive_d10 --name chain_prior_cpu --results experiments/dag_gp/RESULTS.md
+	  --metric test/survive_d1 test/survive_d2 test/survive_d5 test/survive_d10 --no-curves --name chain_prior_cpu --results experiments/dag_gp/RESULTS.md
 	$(TABLE) $(DAG_GP_OUT)/collider --group-by model.structured --metric $(DAG_GP_FIT) test/latent_corr test/latent_abs_corr \
 	  --name collider_cpu --results experiments/dag_gp/RESULTS.md
 	$(TABLE) $(DAG_GP_OUT)/sachs --group-by model --metric $(DAG_GP_FIT) --name sachs_cpu --results experiments/dag_gp/RESULTS.md
@@ -31,7 +31,7 @@ reproduce-dag_gp-chain: ## Paper scale prior collapse: 200-point grid, 1000 draw
 	-$(TRAIN) -m experiment=dag_gp/chain_prior_paper model.kernel=rbf,matern52,matern32 model.input_connections=false,true \
 	  seed=$(DAG_GP_PAPER_SEEDS) logger=none hydra.sweep.dir=logs/reproduce/dag_gp/chain_prior
 	$(TABLE) logs/reproduce/dag_gp/chain_prior --group-by model.kernel model.input_connections \
-	  --metric test/survive_d1 test/survive_d2 test/survive_d5 test/survive_d10 --name chain_prior_paper --results experiments/dag_gp/RESULTS.md
+	  --metric test/survive_d1 test/survive_d2 test/survive_d5 test/survive_d10 --no-curves --name chain_prior_paper --results experiments/dag_gp/RESULTS.md
 
 reproduce-dag_gp-collider: ## Paper scale latent collider, mean-field vs structured (1 GPU, W&B)
 	-$(TRAIN) -m experiment=dag_gp/collider model.structured=false,true seed=$(DAG_GP_PAPER_SEEDS) hydra.sweep.dir=logs/reproduce/dag_gp/collider
