@@ -86,18 +86,25 @@ class ColliderDataModule(RowsDataModule):
 
 
 class ForresterDataModule(RowsDataModule):
-    """Two fidelities on x ∈ [0, 1]: low observed at n_low points, high at n_high of them (nested design);
+    """Two fidelities on x ∈ [0, 1]: low observed at n_low points, high at n_high of them (nested design:
+    `high_design` random = a random subset, spread = the low points nearest an even grid on [0, 1]);
     val/test rows carry the high fidelity only (what is predicted)."""
 
-    def __init__(self, n_low: int = 30, n_high: int = 6, n_val: int = 50, n_test: int = 200, noise: float = 0.01, **kw):
+    def __init__(self, n_low: int = 30, n_high: int = 6, n_val: int = 50, n_test: int = 200, noise: float = 0.01,
+                 high_design: str = "spread", **kw):
         super().__init__(**_fixed(kw, ["x"], ["low", "high"]))
         if not 2 <= n_high <= n_low:
             raise ConfigError(f"data.n_high must be in [2, n_low={n_low}]; got {n_high}")
+        if high_design not in ("random", "spread"):
+            raise ConfigError(f"data.high_design must be random or spread; got {high_design}")
         self.n_low, self.n_high, self.n_val, self.n_test, self.noise = n_low, n_high, n_val, n_test, noise
+        self.high_design = high_design
 
     def make_splits(self, rng):
         x = np.sort(rng.uniform(0, 1, self.n_low))
-        high_rows = rng.choice(self.n_low, self.n_high, replace=False)
+        high_rows = rng.choice(self.n_low, self.n_high, replace=False)   # drawn in both designs: same x, noise
+        if self.high_design == "spread":
+            high_rows = np.unique(np.abs(x[:, None] - np.linspace(0, 1, self.n_high)[None]).argmin(0))
         m = np.zeros((self.n_low, 2))
         m[:, 0], m[high_rows, 1] = 1, 1
         out = {"train": (x, m)}

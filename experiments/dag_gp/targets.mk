@@ -7,7 +7,7 @@ DAG_GP_DATA ?= $(or $(SHARED_DATA),$(if $(wildcard ../shared/data/sachs),../shar
 DAG_GP_FIT := test/nll test/nll_per_node test/rmse
 DAG_GP_OUT := logs/claims/dag_gp
 
-claim-dag_gp: ## CPU claim check: prior collapse (a), collider (b), Sachs (c), Forrester with AR1/NARGP (d), 5 seeds each
+claim-dag_gp: ## CPU claim check: prior collapse (a), collider (b), Sachs (c), Forrester random and spread designs with AR1/NARGP (d), 5 seeds each
 	-$(CPU1) $(TRAIN) -m experiment=dag_gp/chain_prior model.kernel=rbf,matern52,matern32 model.input_connections=false,true \
 	  seed=$(DAG_GP_SEEDS) print_config=false logger=none hydra.sweep.dir=$(DAG_GP_OUT)/chain_prior
 	-$(CPU1) $(TRAIN) -m experiment=dag_gp/collider_cpu model.structured=false,true seed=$(DAG_GP_SEEDS) \
@@ -15,7 +15,9 @@ claim-dag_gp: ## CPU claim check: prior collapse (a), collider (b), Sachs (c), F
 	-$(CPU1) $(TRAIN) -m experiment=dag_gp/sachs_cpu model=dag_gp_sachs,dag_gp_sachs_single,dag_gp_sachs_layered \
 	  seed=$(DAG_GP_SEEDS) paths.data_dir=$(DAG_GP_DATA) print_config=false hydra.sweep.dir=$(DAG_GP_OUT)/sachs
 	-$(CPU1) $(TRAIN) -m experiment=dag_gp/forrester_cpu model=dag_gp_forrester,dag_gp_forrester_single,dag_gp_forrester_layered \
-	  seed=$(DAG_GP_SEEDS) print_config=false hydra.sweep.dir=$(DAG_GP_OUT)/forrester
+	  data.high_design=random seed=$(DAG_GP_SEEDS) print_config=false hydra.sweep.dir=$(DAG_GP_OUT)/forrester
+	-$(CPU1) $(TRAIN) -m experiment=dag_gp/forrester_cpu model=dag_gp_forrester,dag_gp_forrester_single,dag_gp_forrester_layered \
+	  seed=$(DAG_GP_SEEDS) print_config=false hydra.sweep.dir=$(DAG_GP_OUT)/forrester_spread
 	-$(CPU1) $(TRAIN) -m experiment=dag_gp/forrester_cpu +model.node_kernels.high=ar1,nargp \
 	  seed=$(DAG_GP_SEEDS) print_config=false hydra.sweep.dir=$(DAG_GP_OUT)/forrester_ar1_nargp
 	$(TABLE) $(DAG_GP_OUT)/chain_prior --group-by model.kernel model.input_connections \
@@ -23,8 +25,10 @@ claim-dag_gp: ## CPU claim check: prior collapse (a), collider (b), Sachs (c), F
 	$(TABLE) $(DAG_GP_OUT)/collider --group-by model.structured --metric $(DAG_GP_FIT) test/latent_corr test/latent_abs_corr \
 	  --name collider_cpu --results experiments/dag_gp/RESULTS.md
 	$(TABLE) $(DAG_GP_OUT)/sachs --group-by model --metric $(DAG_GP_FIT) --name sachs_cpu --results experiments/dag_gp/RESULTS.md
-	$(TABLE) $(DAG_GP_OUT)/forrester $(DAG_GP_OUT)/forrester_ar1_nargp --group-by model model.node_kernels.high \
-	  --metric $(DAG_GP_FIT) --name forrester_cpu --results experiments/dag_gp/RESULTS.md
+	$(TABLE) $(DAG_GP_OUT)/forrester --group-by model --metric $(DAG_GP_FIT) --name forrester_random_cpu \
+	  --results experiments/dag_gp/RESULTS.md
+	$(TABLE) $(DAG_GP_OUT)/forrester_spread $(DAG_GP_OUT)/forrester_ar1_nargp --group-by model model.node_kernels.high \
+	  --metric $(DAG_GP_FIT) --name forrester_spread_cpu --results experiments/dag_gp/RESULTS.md
 	$(CLAIMS) dag_gp
 
 reproduce-dag_gp-chain: ## Paper scale prior collapse: 200-point grid, 1000 draws, 10 seeds (CPU is enough)
