@@ -57,3 +57,19 @@ def test_forrester_functions():
     assert high[0] == pytest.approx(4 * math.sin(-4)) and high[1] == pytest.approx(16 * math.sin(8))
     assert high[2] == pytest.approx(-6.02074, abs=1e-4)          # the known global minimum
     assert forrester_low(x)[0] == pytest.approx(0.5 * 4 * math.sin(-4) - 10)
+
+
+def test_forrester_designs_are_nested_and_spread_covers_the_domain():
+    from experiments.dag_gp.data import ForresterDataModule
+    for design in ("random", "spread"):
+        data = ForresterDataModule(seed=3, high_design=design)
+        data.setup()
+        x, y, mask = data.splits["train"]
+        assert mask[:, 0].all() and int(mask[:, 1].sum()) == 6          # every high row is also a low row
+        raw_x = x[:, 0].numpy() * data.x_std[0] + data.x_mean[0]
+        high_x = np.sort(raw_x[mask[:, 1].numpy() > 0])
+        if design == "spread":
+            assert high_x[0] < 0.1 and high_x[-1] > 0.9 and np.diff(high_x).max() < 0.35
+        truth = forrester_high(raw_x[mask[:, 1].numpy() > 0])
+        observed = y[mask[:, 1] > 0, 1].numpy() * data.y_std[1] + data.y_mean[1]
+        assert np.abs(np.sort(observed) - np.sort(truth)).max() < 0.1   # noise 0.01 around the true values
