@@ -17,11 +17,11 @@ help: ## List every target (with its expected compute)
 	@grep -hE '^[a-zA-Z0-9_%-]+:.*## ' $(MAKEFILE_LIST) | sort -u | \
 	  awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-38s\033[0m %s\n", $$1, $$2}'
 
-install: ## Create .venv and install reprolab with dev tools (torch 2.14.1, torchvision 0.29.1)
+install: ## Create .venv and install reprolab with dev tools and every paper's extra (torch 2.14.1, torchvision 0.29.1)
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip setuptools wheel
 	$(PIP) install -q torch==2.14.1 torchvision==0.29.1
-	$(PIP) install -q -e '.[dev]'
+	$(PIP) install -q -e '.[dev,all]'
 
 test: ## Default test suite (CPU, < 15 min)
 	$(VENV)/bin/pytest -q
