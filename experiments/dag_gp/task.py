@@ -61,6 +61,8 @@ class PriorCollapseTask(Task):
         self.n_draws, self.slope_threshold = n_draws, slope_threshold
 
     def training_step(self, batch, batch_idx):
+        if self.trainer.fast_dev_run:  # a pipeline check (debug=fdr): nothing to train, skip the step
+            return None
         raise ConfigError("the prior-collapse analysis trains nothing: set trainer.max_steps=0")
 
     def test_step(self, batch, batch_idx):
