@@ -9,7 +9,8 @@ from torch import nn
 
 from reprolab.errors import ConfigError, DatasetNotFoundError
 
-PRETRAIN_COMMAND = "run the pretraining stage first (make pretrain-degradequery, or reprolab-train experiment=degradequery/pretrain)"
+PRETRAIN_COMMAND = ("run its pretraining stage first (make pretrain-degradequery for the claim splits, or "
+                    "reprolab-train experiment=degradequery/pretrain[_gin|_sequences] with that split and seed)")
 FINETUNE_ONLY = ("classifier.",)  # the degradation head is not trained by pretraining: it keeps its own init
 
 
