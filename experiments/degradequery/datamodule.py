@@ -1,7 +1,7 @@
 """PROTAC-8K as a LightningDataModule (the `reprolab-train experiment=degradequery/...` path).
 
-Batches are dicts `{mol, target, e3, [target_seq, e3_seq], label}` (mol: ECFP on-bits or a graph dict) gathered by `TupleInputs`; the
-task's counterfactual pretraining reads `pretrain_corpus()` (no validation or test record in it).
+Batches are dicts `{mol, target, e3, [target_seq, e3_seq], label}` (mol: ECFP on-bits or a graph dict) gathered by `TupleInputs`;
+`Protac8KPretrainCorpus` serves the distinct tuples of `pretrain_corpus()` (no validation or test record) to pretraining.
 """
 
 from __future__ import annotations
@@ -87,3 +87,24 @@ class Protac8KDataModule(L.LightningDataModule):
 
     def test_dataloader(self) -> DataLoader:
         return self._loader(self.split.test, shuffle=False)
+
+
+class Protac8KPretrainCorpus(Protac8KDataModule):
+    """The distinct (mol, target, e3) tuples of the split's pretraining corpus as [B, 3] long batches, no label.
+
+    Training draws `batch_size` tuples per step without replacement and reshuffles once fewer remain (drop_last);
+    the test loader scores every tuple once. The pretraining task has no validation step (no selection).
+    """
+
+    def tuples(self) -> np.ndarray:
+        return np.unique(self.pretrain_corpus(), axis=0)
+
+    def _corpus_loader(self, shuffle: bool) -> DataLoader:
+        return DataLoader(torch.from_numpy(self.tuples()), batch_size=self.hparams.batch_size, shuffle=shuffle,
+                          drop_last=shuffle, num_workers=self.hparams.num_workers)
+
+    def train_dataloader(self) -> DataLoader:
+        return self._corpus_loader(shuffle=True)
+
+    def test_dataloader(self) -> DataLoader:
+        return self._corpus_loader(shuffle=False)

@@ -5,7 +5,8 @@ Each observed tuple is paired with corruptions that replace its target, its E3 l
 frequencies of targets / E3s (`sampling=frequency`) or uniformly, and redrawn until the corrupted
 tuple is not an observed one. The loss is binary cross-entropy with the observed tuple as positive
 and each kind of corruption weighted equally: L = BCE(s(x), 1) + 1/3 sum_k BCE(s(x~_k), 0).
-No label is used; the corpus is the split's `pretrain` records (no evaluation record).
+No label is used; the corpus is the split's `pretrain` records (no evaluation record). The stage itself is
+`pretrain_task.CounterfactualPretrainTask` on `datamodule.Protac8KPretrainCorpus` (preset degradequery/pretrain).
 """
 
 from __future__ import annotations
@@ -79,27 +80,3 @@ def counterfactual_loss(model, inputs: TupleInputs, sampler: CounterfactualSampl
         neg = score(*sampler.corrupt(observed, kind))
         loss = loss + F.binary_cross_entropy_with_logits(neg, torch.zeros_like(neg)) / len(KINDS)
     return loss
-
-
-def pretrain(model, inputs: TupleInputs, corpus: np.ndarray, num_targets: int, num_e3s: int, steps: int = 1500,
-             batch_size: int = 256, lr: float = 1e-3, weight_decay: float = 1e-4, sampling: str = "frequency",
-             seed: int = 0) -> list[float]:
-    """Pretrain `model` in place on the distinct tuples of `corpus` ([n, 3]); returns the loss curve."""
-    if steps <= 0:
-        return []
-    tuples = np.unique(corpus, axis=0)
-    sampler = CounterfactualSampler(tuples, num_targets, num_e3s, sampling, seed)
-    rng = np.random.default_rng(seed + 1)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
-    model.train()
-    losses, order, cursor = [], rng.permutation(len(tuples)), 0
-    for _ in range(steps):
-        if cursor + batch_size > len(tuples):
-            order, cursor = rng.permutation(len(tuples)), 0
-        loss = counterfactual_loss(model, inputs, sampler, tuples[order[cursor:cursor + batch_size]])
-        cursor += batch_size
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
-    return losses

@@ -1,5 +1,5 @@
 # DegradeQuery on PROTAC-8K: data, the claim check through reprolab-train (networks and forests in one sweep), paper-scale presets.
-.PHONY: data-protac8k claim-degradequery claim-degradequery-official claim-degradequery-holdouts table-degradequery reproduce-degradequery \
+.PHONY: data-protac8k pretrain-degradequery pretrain-degradequery-official pretrain-degradequery-holdouts claim-degradequery claim-degradequery-official claim-degradequery-holdouts table-degradequery reproduce-degradequery \
         reproduce-degradequery-main reproduce-degradequery-main_gin reproduce-degradequery-main_sequences reproduce-degradequery-no_pretrain reproduce-degradequery-molecule_only reproduce-degradequery-scaffold reproduce-degradequery-target_e3
 
 DQ_DATA ?= $(if $(wildcard ../shared/data/protac-8k/protac8k.csv),../shared/data,$(DATA))
@@ -8,6 +8,12 @@ DQ_SEEDS ?= 0,1,2,3,4
 DQ_HOLDOUT_SEEDS ?= 0,1,2
 DQ_HOLDOUT_SPLITS ?= target_e3,scaffold
 DQ_RUNS := logs/claims/degradequery
+# stage 1 (counterfactual pretraining, preset $(1)) over seeds $(2) and splits $(3): one run per split and seed in
+# $(DQ_RUNS)/$(1)/<split>-<seed>, where the fine-tuning presets read it (`pretrain_run`)
+define dq_pretrain
+	-$(DQ_ENV) $(TRAIN) -m experiment=degradequery/$(1) seed=$(2) ++data.split=$(3) print_config=false paths.data_dir=$(DQ_DATA) \
+	  hydra.sweep.dir=$(DQ_RUNS)/$(1) 'hydra.sweep.subdir=$${data.split}-$${seed}'
+endef
 # the official-split arms: the paper's model, its ablation and baselines (networks, then scikit-learn models)
 DQ_OFFICIAL := degradequery/main,degradequery/no_pretrain,degradequery/molecule_only,degradequery/rf_tuple,degradequery/gbm_tuple,degradequery/rf_molecule
 # the holdout arms, each on the scaffold and the (target, E3) holdout (data.split)
@@ -16,19 +22,27 @@ DQ_HOLDOUT := degradequery/main,degradequery/no_pretrain,degradequery/molecule_o
 data-protac8k: ## PROTAC-8K: download DegradeMaster's name.json (3.4 MB) and build $(DATA)/protac-8k/protac8k.csv (seconds)
 	$(PY) scripts/data/prepare_protac8k.py --out $(DATA)/protac-8k
 
-claim-degradequery-official: ## DegradeQuery claim, official split: 6 arms (3 networks, 3 sklearn models) x 5 seeds through reprolab-train -> its RESULTS.md block
+pretrain-degradequery-official: ## stage 1: counterfactual pretraining on the official split's corpus, 5 seeds -> $(DQ_RUNS)/pretrain/official-<seed>
+	$(call dq_pretrain,pretrain,$(DQ_SEEDS),official)
+
+pretrain-degradequery-holdouts: ## stage 1 on each holdout's corpus, 3 seeds -> $(DQ_RUNS)/pretrain/<split>-<seed>
+	$(call dq_pretrain,pretrain,$(DQ_HOLDOUT_SEEDS),$(DQ_HOLDOUT_SPLITS))
+
+pretrain-degradequery: pretrain-degradequery-official pretrain-degradequery-holdouts ## stage 1 for every claim split and seed
+
+claim-degradequery-official: pretrain-degradequery-official ## DegradeQuery claim, official split: 6 arms (3 networks, 3 sklearn models) x 5 seeds through reprolab-train -> its RESULTS.md block
 	-$(DQ_ENV) $(TRAIN) -m seed=$(DQ_SEEDS) experiment=$(DQ_OFFICIAL) print_config=false paths.data_dir=$(DQ_DATA) \
 	  hydra.sweep.dir=$(DQ_RUNS)/official
 	$(TABLE) $(DQ_RUNS)/official --group-by setting --metric test/auroc test/accuracy test/f1_macro test/precision test/recall \
 	  --no-curves --name official --results experiments/degradequery/RESULTS.md
 
-claim-degradequery-holdouts: ## DegradeQuery claim, scaffold and (target, E3) holdouts: 4 arms x 2 splits x 3 seeds -> its RESULTS.md block
+claim-degradequery-holdouts: pretrain-degradequery-holdouts ## DegradeQuery claim, scaffold and (target, E3) holdouts: 4 arms x 2 splits x 3 seeds -> its RESULTS.md block
 	-$(DQ_ENV) $(TRAIN) -m seed=$(DQ_HOLDOUT_SEEDS) ++data.split=$(DQ_HOLDOUT_SPLITS) experiment=$(DQ_HOLDOUT) print_config=false \
 	  paths.data_dir=$(DQ_DATA) hydra.sweep.dir=$(DQ_RUNS)/holdouts
 	$(TABLE) $(DQ_RUNS)/holdouts --group-by data.split setting --metric test/auroc test/accuracy test/f1_macro \
 	  --no-curves --name holdouts --results experiments/degradequery/RESULTS.md
 
-claim-degradequery: claim-degradequery-official claim-degradequery-holdouts ## DegradeQuery claim check (CPU, one thread): the two sweeps above, then the verdicts of claims.yaml
+claim-degradequery: claim-degradequery-official claim-degradequery-holdouts ## DegradeQuery claim check (CPU, one thread): pretraining, the two sweeps above, then the verdicts of claims.yaml
 	$(CLAIMS) degradequery
 
 table-degradequery: claim-degradequery-official ## alias: the official-split table is part of the claim check
@@ -41,16 +55,21 @@ define dq_reproduce
 endef
 reproduce-degradequery: claim-degradequery ## alias: the benchmark is CPU-sized; the paper-scale run is the claim check
 reproduce-degradequery-main: ## DegradeQuery (ECFP encoder, counterfactual pretraining), official split, 5 seeds (CPU)
+	$(call dq_pretrain,pretrain,$(DQ_SEEDS),official)
 	$(call dq_reproduce,main)
 reproduce-degradequery-main_gin: ## the GIN-encoder option, official split, 5 seeds (CPU)
+	$(call dq_pretrain,pretrain_gin,$(DQ_SEEDS),official)
 	$(call dq_reproduce,main_gin)
 reproduce-degradequery-main_sequences: ## ID embeddings + sequence features, official split, 5 seeds (CPU)
+	$(call dq_pretrain,pretrain_sequences,$(DQ_SEEDS),official)
 	$(call dq_reproduce,main_sequences)
 reproduce-degradequery-no_pretrain: ## ablation without counterfactual pretraining, official split, 5 seeds (CPU)
 	$(call dq_reproduce,no_pretrain)
 reproduce-degradequery-molecule_only: ## molecule-only network, official split, 5 seeds (CPU)
 	$(call dq_reproduce,molecule_only)
 reproduce-degradequery-scaffold: ## ablation: Murcko-scaffold holdout, 5 seeds (CPU)
+	$(call dq_pretrain,pretrain,$(DQ_SEEDS),scaffold)
 	$(call dq_reproduce,scaffold)
 reproduce-degradequery-target_e3: ## ablation: (target, E3) pair holdout, 5 seeds (CPU)
+	$(call dq_pretrain,pretrain,$(DQ_SEEDS),target_e3)
 	$(call dq_reproduce,target_e3)

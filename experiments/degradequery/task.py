@@ -1,9 +1,8 @@
-"""DegradeQuery as a reprolab Task: counterfactual pretraining at fit start, then BCE fine-tuning.
+"""DegradeQuery fine-tuning as a reprolab Task: BCE for high vs low degradation, from pretrained weights.
 
-Pretraining runs once, in `on_fit_start`, with the same `pretrain()` the plain claim path uses, on
-the model's device (a checkpoint records that it ran, so a resumed run does not redo it). Fine-tuning is the Lightning
-loop; validation / test log torchmetrics AUROC, accuracy, macro-F1, precision and recall as
-`val/<metric>`, `test/<metric>`.
+Stage 1 (`pretrain_task.py`, preset degradequery/pretrain) writes a run; before fitting, this task loads that run's
+encoder and compatibility head from `pretrained_ckpt` (null: random initialisation, the no_pretrain ablation).
+Validation / test log torchmetrics AUROC, accuracy, macro-F1, precision and recall as `val/<metric>`, `test/<metric>`.
 """
 
 from __future__ import annotations
@@ -15,31 +14,23 @@ from reprolab.errors import ConfigError
 from reprolab.metrics.binary import BinaryMetrics
 from reprolab.task import Task
 
-from .pretrain import pretrain
+from .checkpoints import load_pretrained
 
 BATCH_KEYS = ("mol", "target", "e3", "label")
 
 
 class DegradeQueryTask(Task):
-    def __init__(self, model, optimizer, scheduler=None, pretrain_steps: int = 500, pretrain_batch: int = 128,
-                 pretrain_lr: float = 1e-3, sampling: str = "frequency", threshold: float = 0.5):
+    def __init__(self, model, optimizer, scheduler=None, pretrained_ckpt: str | None = None, threshold: float = 0.5):
         super().__init__(model, optimizer, scheduler)
-        if pretrain_steps > 0 and not getattr(model, "use_tuple", True):
-            raise ConfigError("the molecule-only model has no target/E3 to pretrain on; set task.pretrain_steps=0")
-        self.pretrain_steps, self.pretrain_batch, self.pretrain_lr, self.sampling = pretrain_steps, pretrain_batch, pretrain_lr, sampling
-        self.register_buffer("pretrained", torch.tensor(False))
+        if pretrained_ckpt and not getattr(model, "use_tuple", True):
+            raise ConfigError("the molecule-only model has no target/E3 to pretrain on; set task.pretrained_ckpt=null")
+        self.pretrained_ckpt = pretrained_ckpt
         self.metrics = torch.nn.ModuleDict({s: BinaryMetrics(f"{s}/", threshold) for s in ("val", "test")})
-        self.pretrain_losses: list[float] = []
 
-    def on_fit_start(self) -> None:
-        if self.pretrain_steps <= 0 or bool(self.pretrained):
-            return
-        dm = self.trainer.datamodule
-        steps = min(self.pretrain_steps, 2) if self.trainer.fast_dev_run else self.pretrain_steps
-        self.pretrain_losses = pretrain(self.model, dm.inputs, dm.pretrain_corpus(), dm.num_targets, dm.num_e3s,
-                                        steps=steps, batch_size=self.pretrain_batch, lr=self.pretrain_lr,
-                                        sampling=self.sampling, seed=int(torch.initial_seed()) % 2**31)
-        self.pretrained.fill_(True)
+    def setup(self, stage: str) -> None:
+        """Start fitting from the pretrained weights (a resumed run's checkpoint is restored after this)."""
+        if stage == "fit" and self.pretrained_ckpt:
+            load_pretrained(self.model, self.pretrained_ckpt)
 
     def _logits(self, batch: dict) -> torch.Tensor:
         ok = isinstance(batch, dict) and all(k in batch for k in BATCH_KEYS)

@@ -1,11 +1,14 @@
-"""PROTAC-8K fixtures: the real shared copy (skips where absent) and a tiny synthetic CSV."""
+"""PROTAC-8K fixtures: the real shared copy (skips where absent), a tiny synthetic CSV, a short pretraining run."""
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from experiments.degradequery.data import load_protac8k
+from reprolab.config import compose
+from reprolab.train import run
 
 SMILES = ["CCO", "CCN", "c1ccccc1O", "CC(=O)O", "CCCCN", "c1ccncc1"]
 
@@ -40,3 +43,15 @@ def tiny_dir(tmp_path: Path) -> Path:
     (tmp_path / "protac-8k").mkdir()
     tiny_records().to_csv(tmp_path / "protac-8k" / "protac8k.csv", index=False)
     return tmp_path
+
+
+@pytest.fixture(scope="session")
+def pretrain_run(protac8k_dir, tmp_path_factory):
+    """A short stage-1 run through reprolab-train (3 steps of 8 tuples, two test batches)."""
+    out = tmp_path_factory.mktemp("pretrain")
+    cfg = compose(["experiment=degradequery/pretrain", "logger=none", "print_config=false", "seed=3",
+                   f"paths.data_dir={protac8k_dir}", "trainer.max_steps=3", "data.batch_size=8",
+                   "+trainer.limit_test_batches=2", "trainer.enable_progress_bar=false"], output_dir=out)
+    metrics = run(cfg)
+    assert metrics["setting"] == "pretrain" and np.isfinite(metrics["test/loss"])
+    return out

@@ -20,8 +20,9 @@ TARGETS = (REPO_ROOT / "experiments" / "degradequery" / "targets.mk").read_text(
 
 
 @pytest.mark.parametrize("arm", ARMS)
-def test_claim_arm_runs_one_batch_through_the_trainer(arm, protac8k_dir, tmp_path):
+def test_claim_arm_runs_one_batch_through_the_trainer(arm, protac8k_dir, tmp_path, request):
     extra = ["++data.split=target_e3"] if arm == "no_pretrain" else []  # the holdout sweep's override, once
+    extra += [f"pretrain_run={request.getfixturevalue('pretrain_run')}"] if arm == "main" else []
     extra += ["model.n_estimators=5"] if arm.startswith("rf") else []
     cfg = compose([f"experiment=degradequery/{arm}", "debug=fdr", "logger=none", "print_config=false",
                    f"paths.data_dir={protac8k_dir}", *extra], output_dir=tmp_path)

@@ -1,13 +1,18 @@
 """DegradeQuery network, its sparse fingerprint fast path, counterfactual sampling and pretraining."""
 
+from functools import partial
+
+import lightning as L
 import numpy as np
 import pytest
 import torch
+from torch.utils.data import DataLoader
 
 from experiments.degradequery.data import load_protac8k
 from experiments.degradequery.inputs import TupleInputs, on_bit_table
 from experiments.degradequery.model import DegradeQuery, FingerprintEncoder
-from experiments.degradequery.pretrain import CounterfactualSampler, counterfactual_loss, pretrain
+from experiments.degradequery.pretrain import CounterfactualSampler, counterfactual_loss
+from experiments.degradequery.pretrain_task import CounterfactualPretrainTask
 
 
 def test_sparse_first_layer_equals_dense_reference():
@@ -68,15 +73,32 @@ class _Bundle:
         self.target_seq = self.e3_seq = None
 
 
-def test_pretraining_learns_to_tell_observed_from_corrupted():
+class _Corpus(L.LightningDataModule):
+    """The pretraining corpus datamodule's interface over made-up tuples."""
+
+    def __init__(self, obs, inputs):
+        super().__init__()
+        self.obs, self.inputs, self.num_targets, self.num_e3s = obs, inputs, 6, 3
+
+    def tuples(self):
+        return self.obs
+
+    def train_dataloader(self):
+        return DataLoader(torch.from_numpy(self.obs), batch_size=32, shuffle=True, drop_last=True)
+
+
+def test_pretraining_through_lightning_learns_to_tell_observed_from_corrupted():
     torch.manual_seed(0)
     obs, inputs = _observed(), TupleInputs(_Bundle())
     model = DegradeQuery(fp_bits=48, num_targets=6, num_e3s=3, hidden=64, dim=16, dropout=0.0, input_dropout=0.0)
     sampler = CounterfactualSampler(obs, 6, 3, seed=1)
     before = counterfactual_loss(model.eval(), inputs, sampler, obs).item()
-    losses = pretrain(model, inputs, obs, 6, 3, steps=150, batch_size=32, lr=3e-3, seed=0)
+    task = CounterfactualPretrainTask(model, optimizer=partial(torch.optim.AdamW, lr=3e-3, weight_decay=1e-4))
+    trainer = L.Trainer(max_steps=150, logger=False, enable_checkpointing=False, enable_progress_bar=False,
+                        enable_model_summary=False, accelerator="cpu")
+    trainer.fit(task, datamodule=_Corpus(obs, inputs))
     after = counterfactual_loss(model.eval(), inputs, sampler, obs).item()
-    assert len(losses) == 150 and after < 0.5 * before
+    assert trainer.global_step == 150 and after < 0.5 * before
 
 
 def test_inputs_reject_wrong_shape(tiny_dir):
