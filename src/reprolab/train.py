@@ -6,7 +6,9 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
+from pathlib import Path
 
 import hydra
 import lightning as L
@@ -14,6 +16,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.errors import InstantiationException
 from hydra.types import RunMode
 from hydra.utils import instantiate
+from lightning.pytorch.utilities.exceptions import SIGTERMException
 from omegaconf import DictConfig
 
 from reprolab.config import CONF_DIR
@@ -104,13 +107,24 @@ def resume_or_skip(cfg: DictConfig) -> dict | None:
     return None
 
 
+def run_until_sigterm(cfg: DictConfig) -> dict[str, float]:
+    """`run`; a SIGTERM (Lightning stops at the next step, checkpoints get written) exits 143, not 0."""
+    try:
+        return run(cfg)
+    except SIGTERMException:
+        last = Path(cfg.paths.output_dir) / "checkpoints" / "last.ckpt"
+        print(f"stopped by SIGTERM; resume with ckpt_path={last} (a -m sweep rerun into the same folder "
+              "resumes by itself)", file=sys.stderr)
+        sys.exit(128 + signal.SIGTERM)
+
+
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="train")
 def main(cfg: DictConfig) -> float | None:
     if cfg.get("print_config", True):
         print_config_tree(cfg)
     try:
         done = resume_or_skip(cfg)
-        return sweep_value(cfg, done if done is not None else run(cfg))
+        return sweep_value(cfg, done if done is not None else run_until_sigterm(cfg))
     except (ReprolabError, InstantiationException) as caught:
         err = from_instantiation(caught)  # a constructor that rejected a config value → ConfigError
         if not isinstance(err, ReprolabError):

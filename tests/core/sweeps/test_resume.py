@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from lightning.pytorch.utilities.exceptions import SIGTERMException
 from omegaconf import OmegaConf
 
 import tests.core.sweeps.fake_train as fake_train
@@ -100,3 +101,13 @@ def test_skip_resume_start_on_hand_made_run_folders(tmp_path):
     assert decide_job(cfg, fresh) == ("started", None)
     assert (fresh / HASH_FILE).read_text().strip() == config_hash(cfg)
     assert decide_job(cfg, done, resume=False) == ("started", None) and not (done / "metrics.json").exists()
+
+
+def test_a_job_stopped_by_sigterm_exits_143_naming_its_checkpoint(tmp_path, monkeypatch, capsys):
+    def stopped(cfg):
+        raise SIGTERMException  # what Lightning raises at the next step after a SIGTERM
+
+    monkeypatch.setattr(fake_train, "fake_run", stopped)
+    assert fake_train.run_train_cli(monkeypatch, *sweep_args(tmp_path, "seed=0")) == 143
+    last = tmp_path / "sweep" / "0" / "checkpoints" / "last.ckpt"
+    assert f"stopped by SIGTERM; resume with ckpt_path={last}" in capsys.readouterr().err

@@ -10,6 +10,7 @@ import subprocess
 import time
 
 import pytest
+import torch
 
 from tests.core.cli import BIN, PYTHONPATH, REPO_ROOT, run_cli
 
@@ -55,3 +56,27 @@ def test_sweep_killed_in_its_third_job_reruns_to_the_same_metrics(tmp_path, cifa
     a, b = numbers(unbroken), numbers(killed)
     for job in "0123":
         assert b[job] == pytest.approx(a[job], abs=1e-6), job
+
+
+def test_sigterm_writes_the_buffered_checkpoint_before_exit(tmp_path, cifar_folder):
+    """Lightning's SIGTERM handler raises at the next step; BufferedCheckpoint.on_exception then writes
+    the last.ckpt it held (write_interval_s=300: nothing was written before), and the exit code says so."""
+    run = tmp_path / "run"
+    args = ["experiment=cifar10/small_sgd_cpu", "print_config=false", "data.batch_size=16", "debug=limit",
+            "trainer.max_epochs=1000", "logger=none", "data.num_workers=0", f"paths.data_dir={cifar_folder}",
+            f"hydra.run.dir={run}", "callbacks.model_checkpoint.write_interval_s=300"]
+    env = {**os.environ, "PYTHONPATH": PYTHONPATH, "OMP_NUM_THREADS": "1"}
+    proc = subprocess.Popen([str(BIN / "reprolab-train"), *args], cwd=REPO_ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 300
+    while not (run / ".hydra" / "config.yaml").exists() and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.1)
+    time.sleep(30)  # a few validations: last.ckpt waits in memory
+    last = run / "checkpoints" / "last.ckpt"
+    assert proc.poll() is None and not last.exists()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143 and not (run / "metrics.json").exists(), err[-2000:]
+    assert f"stopped by SIGTERM; resume with ckpt_path={last}" in err
+    assert last.is_file(), err[-2000:]
+    assert torch.load(last, weights_only=False)["epoch"] >= 1
