@@ -1,29 +1,114 @@
-"""The Hydra callback of every multirun: `<sweep>/sweep_report.json`, kept current at a bounded cost.
+"""The Hydra callback of every multirun, and what makes a rerun sweep finish only what is missing.
 
 `SweepReport` rescans the whole sweep folder after each job, which reads every run's config: O(n²)
 over a sweep, about a tenth of a second per run folder per job on a small CPU sweep. Here the report is
 rewritten after a failed job, after any job when `report_interval_s` has passed since the last write,
 and when the sweep ends.
+
+Rerunning a sweep into the same folder (`resume=true`, the default): a job whose folder holds
+`metrics.json` from the same composed config (`config_hash`) is skipped, one with only
+`checkpoints/last.ckpt` from the same config resumes from it, the rest start; files a job of another
+config left are moved to `replaced-<hash>/` first. Each job writes its decision beside its metrics.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import shutil
 import time
+from pathlib import Path
 from typing import Any
 
 from hydra.core.utils import JobReturn, JobStatus
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from reprolab.results.sweep_report import SweepReport
+from reprolab.run_folder import ERROR_FILE, METRICS_FILE
+
+HASH_FILE = "config_hash"
+DECISION_FILE = "sweep_decision"
+DECISIONS = ("skipped", "resumed", "started")
+VOLATILE_KEYS = ("paths", "print_config", "resume", "ckpt_path")  # where files go, not what is trained
+
+
+def config_hash(cfg: DictConfig) -> str:
+    """sha256 of the composed config (resolved where it can be) without the keys naming output places."""
+    try:
+        tree = OmegaConf.to_container(cfg, resolve=True)
+    except Exception:  # an interpolation only the job's runtime can resolve: hash it unresolved
+        tree = OmegaConf.to_container(cfg, resolve=False)
+    for key in VOLATILE_KEYS:
+        tree.pop(key, None)
+    return hashlib.sha256(json.dumps(tree, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def decide_job(cfg: DictConfig, run_dir: str | Path, resume: bool = True) -> tuple[str, Path | None]:
+    """('skipped', metrics.json) | ('resumed', last.ckpt) | ('started', None) for the job of `cfg` in `run_dir`.
+
+    Files left by another config (or all of them when `resume` is false) go to `replaced-<old hash>/`.
+    """
+    run_dir = Path(run_dir)
+    new = config_hash(cfg)
+    hash_file = run_dir / HASH_FILE
+    old = hash_file.read_text().strip() if hash_file.is_file() else None
+    metrics, last = run_dir / METRICS_FILE, run_dir / "checkpoints" / "last.ckpt"
+    if resume and old == new:
+        if metrics.is_file():
+            return "skipped", metrics
+        if last.is_file():
+            (run_dir / ERROR_FILE).unlink(missing_ok=True)  # the killed attempt's error, not this run's
+            return "resumed", last
+    _move_aside(run_dir, old or "unknown")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    hash_file.write_text(new + "\n")
+    return "started", None
+
+
+def _move_aside(run_dir: Path, old_hash: str) -> None:
+    stale = [run_dir / name for name in (METRICS_FILE, ERROR_FILE, "checkpoints") if (run_dir / name).exists()]
+    if not stale:
+        return
+    dest = run_dir / f"replaced-{old_hash[:12]}-{time.strftime('%Y%m%d-%H%M%S')}"
+    dest.mkdir(parents=True, exist_ok=True)
+    for path in stale:
+        shutil.move(str(path), str(dest / path.name))
+
+
+def record_decision(run_dir: str | Path, decision: str) -> None:
+    Path(run_dir, DECISION_FILE).write_text(decision + "\n")
+
+
+def count_decisions(sweep_dir: str | Path, since: float) -> dict[str, int]:
+    """How many jobs of the sweep started at `since` (epoch seconds) were skipped, resumed and started."""
+    counts = dict.fromkeys(DECISIONS, 0)
+    for path in Path(sweep_dir).glob(f"*/{DECISION_FILE}"):
+        decision = path.read_text().strip()
+        if decision in counts and path.stat().st_mtime >= since:
+            counts[decision] += 1
+    return counts
+
+
+def decisions_line(counts: dict[str, int]) -> str:
+    return f"sweep jobs: {counts['skipped']} skipped, {counts['resumed']} resumed, {counts['started']} started"
 
 
 class Sweep(SweepReport):
     def __init__(self, report_interval_s: float = 30.0):
         self.report_interval_s = report_interval_s
         self._reported_at = time.monotonic()
+        self._started_at = time.time()
+
+    def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        self._started_at = time.time() - 1.0  # file mtimes may be coarser than time.time()
+        super().on_multirun_start(config, **kwargs)
 
     def on_job_end(self, config: DictConfig, job_return: JobReturn, **kwargs: Any) -> None:
         failed = job_return.status == JobStatus.FAILED
         if failed or time.monotonic() - self._reported_at >= self.report_interval_s:
             super().on_job_end(config, job_return, **kwargs)
             self._reported_at = time.monotonic()
+
+    def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        super().on_multirun_end(config, **kwargs)
+        print(decisions_line(count_decisions(config.hydra.sweep.dir, self._started_at)))

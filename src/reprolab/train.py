@@ -5,7 +5,10 @@
 
 from __future__ import annotations
 
+import json
+import signal
 import sys
+from pathlib import Path
 
 import hydra
 import lightning as L
@@ -13,6 +16,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.errors import InstantiationException
 from hydra.types import RunMode
 from hydra.utils import instantiate
+from lightning.pytorch.utilities.exceptions import SIGTERMException
 from omegaconf import DictConfig
 
 from reprolab.config import CONF_DIR
@@ -22,6 +26,7 @@ from reprolab.loggers import finish_loggers
 from reprolab.provenance import git_commit
 from reprolab.rich_tree import print_config_tree
 from reprolab.run_folder import as_floats, merge_results, write_error, write_metrics
+from reprolab.sweep import decide_job, record_decision
 from reprolab.trainer import build_trainer
 
 
@@ -85,12 +90,41 @@ def _in_multirun() -> bool:
     return HydraConfig.initialized() and HydraConfig.get().mode == RunMode.MULTIRUN
 
 
+def resume_or_skip(cfg: DictConfig) -> dict | None:
+    """In a multirun: the recorded metrics of a job already finished with this config (skip it), else
+    None after pointing `ckpt_path` at the job's own `last.ckpt` when it has one (resume) or clearing
+    what another config left in its folder (start). `resume=false` starts every job fresh."""
+    if not _in_multirun():
+        return None
+    decision, path = decide_job(cfg, cfg.paths.output_dir, resume=cfg.get("resume", True))
+    record_decision(cfg.paths.output_dir, decision)
+    if decision == "skipped":
+        print(f"skipped: {path} holds this config's metrics")
+        return json.loads(path.read_text())
+    if decision == "resumed" and not cfg.get("ckpt_path"):
+        cfg.ckpt_path = str(path)
+        print(f"resuming from {path}")
+    return None
+
+
+def run_until_sigterm(cfg: DictConfig) -> dict[str, float]:
+    """`run`; a SIGTERM (Lightning stops at the next step, checkpoints get written) exits 143, not 0."""
+    try:
+        return run(cfg)
+    except SIGTERMException:
+        last = Path(cfg.paths.output_dir) / "checkpoints" / "last.ckpt"
+        print(f"stopped by SIGTERM; resume with ckpt_path={last} (a -m sweep rerun into the same folder "
+              "resumes by itself)", file=sys.stderr)
+        sys.exit(128 + signal.SIGTERM)
+
+
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="train")
 def main(cfg: DictConfig) -> float | None:
     if cfg.get("print_config", True):
         print_config_tree(cfg)
     try:
-        return sweep_value(cfg, run(cfg))
+        done = resume_or_skip(cfg)
+        return sweep_value(cfg, done if done is not None else run_until_sigterm(cfg))
     except (ReprolabError, InstantiationException) as caught:
         err = from_instantiation(caught)  # a constructor that rejected a config value → ConfigError
         if not isinstance(err, ReprolabError):

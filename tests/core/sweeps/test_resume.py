@@ -1,0 +1,113 @@
+"""A rerun sweep into the same folder skips finished jobs, resumes killed ones, starts the rest, and
+reruns a job whose config changed (instant stand-in training)."""
+
+from __future__ import annotations
+
+import json
+
+from lightning.pytorch.utilities.exceptions import SIGTERMException
+from omegaconf import OmegaConf
+
+import tests.core.sweeps.fake_train as fake_train
+from reprolab.sweep import HASH_FILE, config_hash, decide_job
+from tests.core.sweeps.test_multirun import sweep_args
+
+
+def counted_sweep(tmp_path, monkeypatch, capsys, *extra: str) -> tuple[list, str]:
+    """Run the sweep; returns the (lr, seed, ckpt_path) of each job that trained, and the summary line."""
+    calls, real = [], fake_train.__dict__["fake_run"]
+
+    def counting_run(cfg):
+        calls.append((float(cfg.optimizer.lr), int(cfg.seed), cfg.ckpt_path))
+        return real(cfg)
+
+    monkeypatch.setattr(fake_train, "fake_run", counting_run)
+    assert fake_train.run_train_cli(monkeypatch, *sweep_args(tmp_path, *extra)) == 0
+    monkeypatch.setattr(fake_train, "fake_run", real)
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("sweep jobs:")]
+    assert len(lines) == 1
+    return calls, lines[0]
+
+
+def test_rerun_skips_finished_jobs_and_resumes_the_one_with_only_a_checkpoint(tmp_path, monkeypatch, capsys):
+    grid = ("optimizer.lr=0.01,0.1", "seed=0,1")
+    calls, line = counted_sweep(tmp_path, monkeypatch, capsys, *grid)
+    assert len(calls) == 4 and line == "sweep jobs: 0 skipped, 0 resumed, 4 started"
+    sweep = tmp_path / "sweep"
+    before = {r: (sweep / r / "metrics.json").read_text() for r in "0123"}
+
+    (sweep / "2" / "metrics.json").unlink()  # job 2 was killed after its checkpoint
+    (sweep / "2" / "checkpoints").mkdir()
+    (sweep / "2" / "checkpoints" / "last.ckpt").write_bytes(b"fake")
+    calls, line = counted_sweep(tmp_path, monkeypatch, capsys, *grid)
+    assert line == "sweep jobs: 3 skipped, 1 resumed, 0 started"
+    assert calls == [(0.1, 0, str(sweep / "2" / "checkpoints" / "last.ckpt"))]
+    assert {r: (sweep / r / "metrics.json").read_text() for r in "0123"} == before
+    report = json.loads((sweep / "sweep_report.json").read_text())
+    assert (report["n_finished"], report["n_failed"], report["n_incomplete"]) == (4, 0, 0)
+
+    calls, line = counted_sweep(tmp_path, monkeypatch, capsys, *grid, "resume=false")
+    assert len(calls) == 4 and all(c[2] is None for c in calls)
+    assert line == "sweep jobs: 0 skipped, 0 resumed, 4 started"
+
+
+def test_a_job_whose_config_changed_is_rerun_not_reused(tmp_path, monkeypatch, capsys):
+    counted_sweep(tmp_path, monkeypatch, capsys, "optimizer.lr=0.01,0.1")
+    sweep = tmp_path / "sweep"
+    old = json.loads((sweep / "1" / "metrics.json").read_text())
+    calls, line = counted_sweep(tmp_path, monkeypatch, capsys, "optimizer.lr=0.01,0.2")
+    assert line == "sweep jobs: 1 skipped, 0 resumed, 1 started"
+    assert calls == [(0.2, 0, None)]
+    new = json.loads((sweep / "1" / "metrics.json").read_text())
+    assert new["test/acc"] == fake_train.fake_test_acc(0.2, 0) != old["test/acc"]
+    (aside,) = sweep.joinpath("1").glob("replaced-*/metrics.json")  # kept, out of the run's way
+    assert json.loads(aside.read_text()) == old
+
+
+def cfg_of(lr: float, out: str = "/a") -> OmegaConf:
+    return OmegaConf.create({"optimizer": {"lr": lr}, "seed": 0, "ckpt_path": None, "print_config": False,
+                             "paths": {"output_dir": out}})
+
+
+def test_config_hash_ignores_where_files_go_but_not_what_is_trained():
+    assert config_hash(cfg_of(0.1, "/a")) == config_hash(cfg_of(0.1, "/elsewhere"))
+    assert config_hash(cfg_of(0.1)) != config_hash(cfg_of(0.2))
+
+
+def test_skip_resume_start_on_hand_made_run_folders(tmp_path):
+    cfg = cfg_of(0.1)
+    done, killed, other, old, fresh = (tmp_path / n for n in ("done", "killed", "other", "old", "fresh"))
+    for d in (done, killed, other, old):
+        d.mkdir()
+    (done / "metrics.json").write_text("{}")
+    (done / "checkpoints").mkdir()
+    (done / "checkpoints" / "last.ckpt").write_bytes(b"x")
+    (killed / "checkpoints").mkdir()
+    (killed / "checkpoints" / "last.ckpt").write_bytes(b"x")
+    (killed / "error.txt").write_text("KeyboardInterrupt\n")
+    for d in (done, killed):
+        (d / HASH_FILE).write_text(config_hash(cfg) + "\n")
+    (other / "checkpoints").mkdir()
+    (other / "checkpoints" / "last.ckpt").write_bytes(b"x")
+    (other / HASH_FILE).write_text(config_hash(cfg_of(0.2)) + "\n")
+    (old / "metrics.json").write_text("{}")  # finished before hashes were recorded: not trusted
+
+    assert decide_job(cfg, done) == ("skipped", done / "metrics.json")
+    assert decide_job(cfg, killed) == ("resumed", killed / "checkpoints" / "last.ckpt")
+    assert not (killed / "error.txt").exists()
+    assert decide_job(cfg, other) == ("started", None)
+    assert not (other / "checkpoints").exists() and len(list(other.glob("replaced-*/checkpoints/last.ckpt"))) == 1
+    assert decide_job(cfg, old) == ("started", None) and not (old / "metrics.json").exists()
+    assert decide_job(cfg, fresh) == ("started", None)
+    assert (fresh / HASH_FILE).read_text().strip() == config_hash(cfg)
+    assert decide_job(cfg, done, resume=False) == ("started", None) and not (done / "metrics.json").exists()
+
+
+def test_a_job_stopped_by_sigterm_exits_143_naming_its_checkpoint(tmp_path, monkeypatch, capsys):
+    def stopped(cfg):
+        raise SIGTERMException  # what Lightning raises at the next step after a SIGTERM
+
+    monkeypatch.setattr(fake_train, "fake_run", stopped)
+    assert fake_train.run_train_cli(monkeypatch, *sweep_args(tmp_path, "seed=0")) == 143
+    last = tmp_path / "sweep" / "0" / "checkpoints" / "last.ckpt"
+    assert f"stopped by SIGTERM; resume with ckpt_path={last}" in capsys.readouterr().err
