@@ -48,9 +48,9 @@ claim-apt: ## CPU claim check through the trainer: 8 weightings x {adam,apt_adam
 	-$(APT_CLAIM) experiment=apt/claim_enb task.single_task=heating,cooling optimizer=adam,muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/stl_enb
 	-$(APT_CLAIM) task.weighting=$(APT_CLAIM_WEIGHTINGS) experiment=apt/claim_synthetic,apt/claim_digits,apt/claim_enb \
 	  optimizer=adam,apt_adam,muon,apt_muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/mtl
-	$(APT_CLAIM_TABLE) --where setting=claim_synthetic --metric test/task0 test/task1 test/delta_m_own_stl train/share --name claim_synthetic
-	$(APT_CLAIM_TABLE) --where setting=claim_digits --metric test/left_acc test/right_acc test/delta_m_own_stl train/share --name claim_digits
-	$(APT_CLAIM_TABLE) --where setting=claim_enb --metric test/heating test/cooling test/delta_m_own_stl train/share --name claim_enb
+	$(APT_CLAIM_TABLE) --where setting=claim_synthetic --metric test/task0 test/task1 test/delta_m_own_stl train/update_share train/momentum_input_share --name claim_synthetic
+	$(APT_CLAIM_TABLE) --where setting=claim_digits --metric test/left_acc test/right_acc test/delta_m_own_stl train/update_share train/momentum_input_share --name claim_digits
+	$(APT_CLAIM_TABLE) --where setting=claim_enb --metric test/heating test/cooling test/delta_m_own_stl train/update_share train/momentum_input_share --name claim_enb
 	$(CLAIMS) apt
 
 bench-apt: ## EW / PCGrad / CAGrad / Nash-MTL step time vs T backward passes + one step (~3 min CPU)
