@@ -74,7 +74,7 @@ class BinsHead(_StagedHead):
             if self.detach_range:
                 residual, half = residual.detach(), half.detach()
         return {"residuals": residuals, "probs": probs, "centers": centers, "ranges": ranges,
-                "entropy": entropy(probs)}
+                "widths": 2 * ranges[-1] * widths, "entropy": entropy(probs)}
 
 
 class RegressionHead(_StagedHead):
@@ -99,6 +99,11 @@ def bin_centers(widths: Tensor, start: Tensor, span: Tensor) -> Tensor:
     """Centres of bins whose normalised widths (B, N, H, W) tile [start, start + span] per pixel."""
     edges_right = widths.cumsum(1)
     return start + span * (edges_right - 0.5 * widths)
+
+
+def expected_bin_width(probs: Tensor, widths: Tensor) -> Tensor:
+    """Per-pixel Σ_k p_k·width_k (B, 1, H, W): the width of the bin a pixel's depth falls in, on average."""
+    return (probs * widths).sum(1, keepdim=True)
 
 
 def entropy(probs: Tensor) -> Tensor:
