@@ -6,14 +6,15 @@ minmax (B,2), degradation (B,2) = (scale, noise_std). Logged: `train/loss` (and 
 `degradation_loss_weight` > 0: MSE of the model's degradation estimate against the code, added with that
 weight); `val/rmse` (mean over every val image, the monitor) and `val/rmse_<set>`; `test/rmse_<set>` and
 `test/rmse_bicubic_<set>` for each test set, and for the bins head `test/bin_width_<set>` (mean over pixels of
-Σ_k p_k·width_k of the last stage, 0–255 depth units) and `test/bin_range_<set>` (its half-range s, same units).
+Σ_k p_k·width_k of the last stage, 0–255 depth units; flat to first order around uniform bins),
+`test/bin_range_<set>` (its half-range s) and `test/bin_spread_<set>` (std of the bin distribution), same units.
 """
 
 from __future__ import annotations
 
 import torch.nn.functional as F
 
-from experiments.degbins.heads import expected_bin_width
+from experiments.degbins.heads import bin_spread, expected_bin_width
 from experiments.degbins.metrics import dsr_rmse
 from experiments.degbins.model import stage_loss
 from reprolab.errors import ConfigError
@@ -74,6 +75,7 @@ class DepthSRTask(Task):
                 width = expected_bin_width(out["probs"], out["widths"]).mean()
                 self.log(f"test/bin_width_{name}", self.loss_scale * width, **kw)
                 self.log(f"test/bin_range_{name}", self.loss_scale * out["ranges"][-1].mean(), **kw)
+                self.log(f"test/bin_spread_{name}", self.loss_scale * bin_spread(out["probs"], out["centers"]).mean(), **kw)
 
     def validation_step(self, batch, batch_idx):
         self._evaluate(batch, "val")

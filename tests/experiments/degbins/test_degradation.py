@@ -10,7 +10,7 @@ from PIL import Image
 
 from experiments.degbins.datamodule import DepthSRDataModule
 from experiments.degbins.degrade import MixedPatchDataset, PatchDataset, bicubic_resize, make_sample
-from experiments.degbins.heads import expected_bin_width
+from experiments.degbins.heads import bin_spread, expected_bin_width
 from experiments.degbins.model import DegBinsNet, count_parameters, degradation_code
 from experiments.degbins.sets import read_folder_set
 from experiments.degbins.task import DepthSRTask
@@ -104,6 +104,8 @@ def test_degradation_code_and_expected_bin_width_by_hand():
     probs = torch.tensor([0.25, 0.75]).view(1, 2, 1, 1)
     widths = torch.tensor([0.2, 0.6]).view(1, 2, 1, 1)
     assert float(expected_bin_width(probs, widths)) == pytest.approx(0.25 * 0.2 + 0.75 * 0.6)
+    centers = torch.tensor([0.0, 1.0]).view(1, 2, 1, 1)  # mean 0.75, variance 0.25·0.75² + 0.75·0.25² = 0.1875
+    assert float(bin_spread(probs, centers)) == pytest.approx(0.1875**0.5)
     out = DegBinsNet(channels=8, dilations=(1,), num_bins=4, stages=1)(torch.rand(1, 3, 8, 8), torch.rand(1, 1, 2, 2))
     assert torch.allclose(out["widths"].sum(1), 2 * out["ranges"][-1][:, 0])  # the widths tile [r − s, r + s]
 
