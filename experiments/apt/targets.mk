@@ -39,7 +39,7 @@ reproduce-apt-qm9: ## same grid on QM9 11 targets, MPNN 300 epochs (1 GPU each, 
 APT_CLAIM_WEIGHTINGS ?= ew,pcgrad,mgda,imtl,dbmtl,alignedmtl,rlw,famo
 APT_CLAIM_SEEDS ?= 0,1,2
 APT_CLAIM = $(CPU1) $(TRAIN) -m print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data)
-APT_CLAIM_TABLE = $(TABLE) logs/claims/apt --group-by task.single_task task.weighting optimizer --no-curves \
+APT_CLAIM_TABLE = $(TABLE) logs/claims/apt/mtl logs/claims/apt/stl_synthetic logs/claims/apt/stl_digits logs/claims/apt/stl_enb --group-by task.single_task task.weighting optimizer --no-curves \
   --results experiments/apt/RESULTS.md
 
 claim-apt: ## CPU claim check through the trainer: 8 weightings x {adam,apt_adam,muon,apt_muon} x 3 seeds on synthetic/digits/ENB2012 + single-task runs -> RESULTS.md blocks + claims (~15 CPU-min on 1 thread, est. from 430 s for the EW/PCGrad/MGDA subset)
@@ -48,10 +48,16 @@ claim-apt: ## CPU claim check through the trainer: 8 weightings x {adam,apt_adam
 	-$(APT_CLAIM) experiment=apt/claim_enb task.single_task=heating,cooling optimizer=adam,muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/stl_enb
 	-$(APT_CLAIM) task.weighting=$(APT_CLAIM_WEIGHTINGS) experiment=apt/claim_synthetic,apt/claim_digits,apt/claim_enb \
 	  optimizer=adam,apt_adam,muon,apt_muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/mtl
-	$(APT_CLAIM_TABLE) --where setting=claim_synthetic --metric test/task0 test/task1 test/delta_m_own_stl train/share --name claim_synthetic
-	$(APT_CLAIM_TABLE) --where setting=claim_digits --metric test/left_acc test/right_acc test/delta_m_own_stl train/share --name claim_digits
-	$(APT_CLAIM_TABLE) --where setting=claim_enb --metric test/heating test/cooling test/delta_m_own_stl train/share --name claim_enb
+	$(APT_CLAIM_TABLE) --where setting=claim_synthetic --metric test/task0 test/task1 test/delta_m_own_stl train/update_share train/momentum_input_share --name claim_synthetic
+	$(APT_CLAIM_TABLE) --where setting=claim_digits --metric test/left_acc test/right_acc test/delta_m_own_stl train/update_share train/momentum_input_share --name claim_digits
+	$(APT_CLAIM_TABLE) --where setting=claim_enb --metric test/heating test/cooling test/delta_m_own_stl train/update_share train/momentum_input_share --name claim_enb
 	$(CLAIMS) apt
+
+apt-share: ## the update-share diagnostic (issue 14 §4): EW/PCGrad x {adam,apt_adam,muon,apt_muon} x 3 seeds on ENB2012, logged every 5 steps -> RESULTS.md block (~45 CPU-s on 1 thread)
+	-$(APT_CLAIM) experiment=apt/claim_enb task.weighting=ew,pcgrad optimizer=adam,apt_adam,muon,apt_muon seed=$(APT_CLAIM_SEEDS) \
+	  trainer.log_every_n_steps=5 hydra.sweep.dir=logs/claims/apt/share
+	$(TABLE) logs/claims/apt/share --group-by task.weighting optimizer --metric train/update_share_mean \
+	  train/momentum_input_share_mean test/heating test/cooling --no-curves --name share_enb --results experiments/apt/RESULTS.md
 
 bench-apt: ## EW / PCGrad / CAGrad / Nash-MTL step time vs T backward passes + one step (~3 min CPU)
 	OMP_NUM_THREADS=1 $(PY) scripts/bench/mtl_overhead.py --model mlp

@@ -7,6 +7,9 @@ split:
     {name: nyu_train, kind: nyu_npy, path: nyuv2-dsr, split: train, span: [1, 950]}
 `kind` is one of middlebury, lu, nyu, rgbdd, rgbdd_real (DCTNet folders) or nyu_npy (DKN/SGNet arrays);
 it also fixes the RMSE convention (`degrade.CONVENTION_OF_KIND`). `path` is relative to `data_dir`.
+Degradations (scale, noise_std): by default one, (`scale`, `noise_std`). `train_degradations` mixes several in
+training (one per batch, `degrade.MixedPatchDataset`); `test_degradations` repeats every test set under each,
+named `<set>_x<scale>_n<noise>`.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from experiments.degbins.degrade import (
     CONVENTION_OF_KIND,
     EpochPatchSampler,
     ImageDataset,
+    MixedPatchDataset,
     PatchDataset,
     make_sample,
 )
@@ -48,10 +52,14 @@ class DepthSRDataModule(L.LightningDataModule):
     def __init__(self, data_dir: str, scale: int = 4, train_sets: Sequence[dict] = (), val_sets: Sequence[dict] = (),
                  test_sets: Sequence[dict] = (), patch_size: int = 256, batch_size: int = 8,
                  patches_per_epoch: int = 8000, noise_std: float = 0.0, num_workers: int = 0, seed: int = 0,
-                 min_edge: float = 0.0):
+                 min_edge: float = 0.0, train_degradations: Sequence[Sequence[float]] | None = None,
+                 test_degradations: Sequence[Sequence[float]] | None = None):
         super().__init__()
-        if scale not in (2, 4, 8, 16):
-            raise ValueError(f"scale must be 2, 4, 8 or 16; got {scale}")
+        self.train_degradations = _degradations(train_degradations, scale, noise_std)
+        self.test_degradations = None if test_degradations is None else _degradations(test_degradations, scale, noise_std)
+        for s, _ in [(scale, noise_std), *self.train_degradations, *(self.test_degradations or [])]:
+            if s not in (2, 4, 8, 16):
+                raise ValueError(f"scale must be 2, 4, 8 or 16; got {s}")
         self.data_dir = Path(data_dir)
         self.scale, self.patch_size, self.batch_size = scale, patch_size, batch_size
         self.train_specs, self.val_specs, self.test_specs = list(train_sets), list(val_sets), list(test_sets)
@@ -64,23 +72,43 @@ class DepthSRDataModule(L.LightningDataModule):
 
     def conventions(self, stage: str) -> list[tuple[str, str]]:
         """(set name, RMSE convention) per val or test set, in `set_index` order."""
-        specs = self.val_specs if stage == "val" else self.test_specs
-        return [(s["name"], CONVENTION_OF_KIND[s["kind"]]) for s in specs]
+        if stage == "val":
+            return [(s["name"], CONVENTION_OF_KIND[s["kind"]]) for s in self.val_specs]
+        return [(name, CONVENTION_OF_KIND[spec["kind"]]) for name, spec, _ in self._test_entries()]
 
-    def _samples(self, spec: dict, salt: int) -> list[dict]:
+    def _test_entries(self) -> list[tuple[str, dict, tuple[int, float]]]:
+        if self.test_degradations is None:
+            return [(s["name"], s, (self.scale, self.noise_std)) for s in self.test_specs]
+        return [(f"{spec['name']}_x{s}_n{n:g}", spec, (s, n)) for spec in self.test_specs
+                for s, n in self.test_degradations]
+
+    def _samples(self, spec: dict, salt: int, scale: int | None = None, noise_std: float | None = None) -> list[dict]:
         convention = CONVENTION_OF_KIND[spec["kind"]]
+        scale = self.scale if scale is None else scale
+        noise_std = self.noise_std if noise_std is None else noise_std
         rng = np.random.default_rng((self.seed, salt))  # fixed noise on evaluation images
-        return [make_sample(p, self.scale, convention, self.noise_std, rng) for p in read_spec(self.data_dir, spec)]
+        return [make_sample(p, scale, convention, noise_std, rng) for p in read_spec(self.data_dir, spec)]
+
+    def _train_set(self):
+        if len(self.train_degradations) == 1:
+            scale, noise_std = self.train_degradations[0]
+            samples = [s for i, spec in enumerate(self.train_specs) for s in self._samples(spec, 100 + i, scale, noise_std)]
+            return PatchDataset(samples, scale, self.patch_size, self.patches_per_epoch, self.seed, min_edge=self.min_edge)
+        pools = {}
+        for scale in sorted({s for s, _ in self.train_degradations}):
+            samples = [s for i, spec in enumerate(self.train_specs) for s in self._samples(spec, 100 + i, scale, 0.0)]
+            pools[scale] = PatchDataset(samples, scale, self.patch_size, self.patches_per_epoch, self.seed,
+                                        min_edge=self.min_edge)
+        return MixedPatchDataset(pools, self.train_degradations, self.batch_size, self.seed)
 
     def setup(self, stage: str | None = None) -> None:
         if stage in (None, "fit") and self.train_set is None and self.train_specs:
-            samples = [s for i, spec in enumerate(self.train_specs) for s in self._samples(spec, 100 + i)]
-            self.train_set = PatchDataset(samples, self.scale, self.patch_size, self.patches_per_epoch, self.seed,
-                                          min_edge=self.min_edge)
+            self.train_set = self._train_set()
         if stage in (None, "fit", "validate") and not self.val_sets:
             self.val_sets = [ImageDataset(self._samples(s, 200 + i), i) for i, s in enumerate(self.val_specs)]
         if stage in (None, "test") and not self.test_sets:
-            self.test_sets = [ImageDataset(self._samples(s, 300 + i), i) for i, s in enumerate(self.test_specs)]
+            self.test_sets = [ImageDataset(self._samples(spec, 300 + i, *degradation), i)
+                              for i, (_, spec, degradation) in enumerate(self._test_entries())]
 
     def train_dataloader(self) -> DataLoader:
         if self.train_set is None:
@@ -96,3 +124,13 @@ class DepthSRDataModule(L.LightningDataModule):
 
     def test_dataloader(self) -> DataLoader:
         return DataLoader(ConcatDataset(self.test_sets), batch_size=1, num_workers=self.num_workers)
+
+
+def _degradations(given: Sequence[Sequence[float]] | None, scale: int, noise_std: float) -> list[tuple[int, float]]:
+    """[(scale, noise_std), ...] from a config list of pairs; None means the one (scale, noise_std)."""
+    if given is None:
+        return [(int(scale), float(noise_std))]
+    pairs = [tuple(d) for d in given]
+    if not pairs or any(len(d) != 2 for d in pairs):
+        raise ValueError(f"degradations must be a non-empty list of [scale, noise_std] pairs; got {given}")
+    return [(int(s), float(n)) for s, n in pairs]

@@ -4,7 +4,10 @@ noise, or a real low-res capture), and crop training patches.
 Normalisation follows the conventions the RMSE undoes (`metrics.dsr_rmse`):
 - 8-bit sets (Middlebury, Lu): d / 255, minmax = (255, 0);
 - NYU v2: per-image min/max of the HR map (DKN/SGNet arrays already hold it; `test_minmax.npy`);
-- RGB-D-D: per-image min/max of the LR map (SGNet's evaluation de-normalises with the LR range).
+- RGB-D-D: per-image min/max of the LR map, real or synthetic (SGNet's `rgbdd_dataloader.py` normalises the LR
+  map by its own range and de-normalises the prediction with it; we normalise the HR map by the same range, so
+  train and test agree; SGNet's training normalises its HR target by the HR range instead).
+Every sample carries `degradation` = (scale, noise_std), the code the model may be conditioned on.
 LR maps are made with PIL's bicubic resize of the normalised float map to (W//s, H//s) after cropping
 H and W to multiples of s (DCTNet/SGNet `modcrop`).
 """
@@ -29,7 +32,8 @@ def bicubic_resize(depth: np.ndarray, size_wh: tuple[int, int]) -> np.ndarray:
 
 
 def normalise(pair: DepthPair, convention: str, lr_raw: np.ndarray | None) -> tuple[np.ndarray, tuple[float, float]]:
-    """(normalised HR depth, (max, min)) under the convention; `lr_raw` supplies the RGB-D-D range."""
+    """(normalised HR depth, (max, min)) under the convention; `lr_raw` (the LR map in raw units) supplies the
+    RGB-D-D range."""
     if pair.minmax is not None:  # arrays that arrive already normalised (NYU v2 .npy)
         return pair.depth.astype(np.float32), pair.minmax
     if convention in ("middlebury", "lu"):
@@ -37,8 +41,9 @@ def normalise(pair: DepthPair, convention: str, lr_raw: np.ndarray | None) -> tu
     elif convention == "nyu":
         hi, lo = float(pair.depth.max()), float(pair.depth.min())
     elif convention == "rgbdd":
-        ref = lr_raw if lr_raw is not None else pair.depth
-        hi, lo = float(ref.max()), float(ref.min())
+        if lr_raw is None:
+            raise ValueError(f"{pair.name}: the RGB-D-D convention needs the LR map's range")
+        hi, lo = float(lr_raw.max()), float(lr_raw.min())
     else:
         raise ValueError(f"unknown DSR convention '{convention}'")
     if hi <= lo:
@@ -54,7 +59,10 @@ def make_sample(pair: DepthPair, scale: int, convention: str, noise_std: float =
     rgb, depth = pair.rgb[:h, :w], pair.depth[:h, :w]
     size = (w // scale, h // scale)
     real_lr = None if pair.lr_depth is None else bicubic_resize(pair.lr_depth, size)  # SGNet's real-LR resize
-    gt, (hi, lo) = normalise(DepthPair(pair.name, rgb, depth, minmax=pair.minmax), convention, real_lr)
+    lr_raw = real_lr
+    if lr_raw is None and convention == "rgbdd" and pair.minmax is None:
+        lr_raw = bicubic_resize(depth, size)  # synthetic RGB-D-D: the range of the degraded map (SGNet)
+    gt, (hi, lo) = normalise(DepthPair(pair.name, rgb, depth, minmax=pair.minmax), convention, lr_raw)
     lr = (real_lr - lo) / (hi - lo) if real_lr is not None else bicubic_resize(gt, size)
     if noise_std > 0:
         rng = rng or np.random.default_rng(0)
@@ -64,6 +72,7 @@ def make_sample(pair: DepthPair, scale: int, convention: str, noise_std: float =
         "lr": torch.from_numpy(np.array(lr, dtype=np.float32)).unsqueeze(0),
         "gt": torch.from_numpy(np.ascontiguousarray(gt)).unsqueeze(0),
         "minmax": torch.tensor([hi, lo], dtype=torch.float64),
+        "degradation": torch.tensor([float(scale), float(noise_std)]),
         "name": pair.name,
     }
 
@@ -91,6 +100,8 @@ def random_patch(sample: dict, scale: int, patch: int, rng: np.random.Generator,
             out[key] = torch.flip(value, dims=(2,)) if flip else value
     out = {k: v.contiguous() for k, v in out.items()}
     out["minmax"], out["name"] = sample["minmax"], sample["name"]
+    if "degradation" in sample:
+        out["degradation"] = sample["degradation"]
     return out
 
 
@@ -123,6 +134,35 @@ class PatchDataset(Dataset):
             patch = random_patch(sample, self.scale, self.patch, rng, self.augment)
             if self.min_edge <= 0 or float(patch["gt"].max() - patch["gt"].min()) >= self.min_edge:
                 break
+        return patch
+
+
+class MixedPatchDataset(Dataset):
+    """Training patches under mixed degradations: each run of `group` consecutive indices (one batch, with the
+    sequential `EpochPatchSampler`) draws one (scale, noise_std) and takes its patch from the pool at that scale
+    (clean LR maps), then adds Gaussian noise of that std to the LR patch. One degradation per batch keeps LR
+    patches of one size; single-process only (a strided DDP sampler would mix groups across batches)."""
+
+    def __init__(self, pools: dict[int, PatchDataset], degradations: list[tuple[int, float]], group: int,
+                 seed: int = 0):
+        missing = {int(s) for s, _ in degradations} - set(pools)
+        if missing:
+            raise ValueError(f"no patch pool for scale(s) {sorted(missing)}")
+        self.pools, self.degradations, self.group, self.seed = pools, degradations, group, seed
+        self.length = next(iter(pools.values())).length
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, index: int) -> dict:
+        epoch, i = divmod(index, self.length)
+        pick = np.random.default_rng((self.seed, epoch, i // self.group, 7))
+        scale, noise_std = self.degradations[int(pick.integers(0, len(self.degradations)))]
+        patch = dict(self.pools[int(scale)][index])
+        if noise_std > 0:
+            noise = np.random.default_rng((self.seed, epoch, i, 11)).normal(0.0, noise_std, size=patch["lr"].shape)
+            patch["lr"] = patch["lr"] + torch.from_numpy(noise).float()
+        patch["degradation"] = torch.tensor([float(scale), float(noise_std)])
         return patch
 
 

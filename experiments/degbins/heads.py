@@ -66,7 +66,7 @@ class BinsHead(_StagedHead):
             probs = logits[:, self.num_bins:].softmax(1)
             centers = bin_centers(widths, residual - half, 2 * half)
             new_residual = (probs * centers).sum(1, keepdim=True)
-            spread = (probs * (centers - new_residual).pow(2)).sum(1, keepdim=True).clamp_min(1e-12).sqrt()
+            spread = bin_spread(probs, centers)
             new_half = torch.minimum((self.range_scale * spread).clamp_min(self.min_range), half)
             residuals.append(new_residual)
             ranges.append(half)
@@ -74,7 +74,7 @@ class BinsHead(_StagedHead):
             if self.detach_range:
                 residual, half = residual.detach(), half.detach()
         return {"residuals": residuals, "probs": probs, "centers": centers, "ranges": ranges,
-                "entropy": entropy(probs)}
+                "widths": 2 * ranges[-1] * widths, "entropy": entropy(probs)}
 
 
 class RegressionHead(_StagedHead):
@@ -99,6 +99,17 @@ def bin_centers(widths: Tensor, start: Tensor, span: Tensor) -> Tensor:
     """Centres of bins whose normalised widths (B, N, H, W) tile [start, start + span] per pixel."""
     edges_right = widths.cumsum(1)
     return start + span * (edges_right - 0.5 * widths)
+
+
+def bin_spread(probs: Tensor, centers: Tensor) -> Tensor:
+    """Per-pixel std of the bin distribution, sqrt(Σ_k p_k (c_k − Σ_j p_j c_j)²), (B, 1, H, W)."""
+    mean = (probs * centers).sum(1, keepdim=True)
+    return (probs * (centers - mean).pow(2)).sum(1, keepdim=True).clamp_min(1e-12).sqrt()
+
+
+def expected_bin_width(probs: Tensor, widths: Tensor) -> Tensor:
+    """Per-pixel Σ_k p_k·width_k (B, 1, H, W): the width of the bin a pixel's depth falls in, on average."""
+    return (probs * widths).sum(1, keepdim=True)
 
 
 def entropy(probs: Tensor) -> Tensor:

@@ -1,6 +1,6 @@
 # DegBins (guided depth SR with degradation-driven bins): data, paper-scale runs, CPU claim check.
 .PHONY: data-depth-sr reproduce-degbins-nyuv2-x4 reproduce-degbins-nyuv2-x8 reproduce-degbins-nyuv2-x16 \
-        reproduce-degbins-nyuv2 claim-degbins claim-degbins-long
+        reproduce-degbins-nyuv2 claim-degbins claim-degbins-long degbins-degradation
 
 DEGBINS_SEEDS ?= 0
 DEGBINS_HEADS ?= degbins,degbins_regression
@@ -44,3 +44,14 @@ claim-degbins-long: ## The same at x8 with 4x the steps and 2x the batch, bins (
 	$(TABLE) logs/claims/degbins/long_bins logs/claims/degbins/long_regression $(DEGBINS_CLAIM_TABLE) \
 	  --name long --results experiments/degbins/RESULTS.md
 	$(CLAIMS) degbins
+
+DEGBINS_DEGRADATION_TABLE = $(TABLE) logs/claims/degbins/degradation_none logs/claims/degbins/degradation_film \
+  --group-by model.degradation_condition --no-curves --results experiments/degbins/RESULTS.md
+
+degbins-degradation: ## issue 14 §5 ablation: mixed-degradation training (x4/x8/x16/noisy x8), bins unconditioned vs FiLM-conditioned + degradation loss, 3 seeds; bin width per degradation -> RESULTS.md block (~20 CPU-min on 1 thread)
+	-$(DEGBINS_CLAIM) experiment=degbins/claim_mixed model.degradation_condition=none model.estimate_degradation=false \
+	  task.degradation_loss_weight=0 seed=0,1,2 hydra.sweep.dir=logs/claims/degbins/degradation_none
+	-$(DEGBINS_CLAIM) experiment=degbins/claim_mixed seed=0,1,2 hydra.sweep.dir=logs/claims/degbins/degradation_film
+	$(DEGBINS_DEGRADATION_TABLE) --name degradation_bin_width --metric test/bin_width_lu_x4_n0 test/bin_width_lu_x8_n0 test/bin_width_lu_x16_n0 test/bin_width_lu_x8_n0.02 test/bin_width_middlebury_heldout_x4_n0 test/bin_width_middlebury_heldout_x8_n0 test/bin_width_middlebury_heldout_x16_n0 test/bin_width_middlebury_heldout_x8_n0.02
+	$(DEGBINS_DEGRADATION_TABLE) --name degradation_rmse --metric test/rmse_lu_x4_n0 test/rmse_lu_x8_n0 test/rmse_lu_x16_n0 test/rmse_lu_x8_n0.02 test/rmse_middlebury_heldout_x4_n0 test/rmse_middlebury_heldout_x8_n0 test/rmse_middlebury_heldout_x16_n0 test/rmse_middlebury_heldout_x8_n0.02
+	$(DEGBINS_DEGRADATION_TABLE) --name degradation_gain --metric test/gain_lu_x4_n0 test/gain_lu_x8_n0 test/gain_lu_x16_n0 test/gain_lu_x8_n0.02 test/gain_middlebury_heldout_x4_n0 test/gain_middlebury_heldout_x8_n0 test/gain_middlebury_heldout_x16_n0 test/gain_middlebury_heldout_x8_n0.02

@@ -3,7 +3,9 @@
 Manual optimisation lets the weighting write the combined gradient itself (`reprolab.mtl.engine`), so Adam,
 Muon and APT drop in through the `optimizer` group unchanged. APT optimizers receive the task-conflict
 signal of each step (`set_task_conflict`). Logged: `train/loss` (Σ_t L_t), `train/loss_<task>`,
-`train/weight_<task>`, `train/share` (APT only; the train/ keys only on the steps the loggers write),
+`train/weight_<task>`, `train/update_share` (cos of the applied update with −d_t, `reprolab.mtl.diagnostics`),
+`train/momentum_input_share` (APT only), each also as `_mean` over the logged steps so far (the train/ keys only
+on the steps the loggers write),
 `val|test/<metric>`, `val|test/loss` (Σ_t L_t; the one task's
 loss in a `single_task` run), and `val|test/delta_m` when the benchmark carries single-task baselines.
 Single-device: DDP would need the `.grad` all-reduce that `loss.backward()` normally triggers (the
@@ -18,6 +20,7 @@ import torch
 
 from reprolab.mtl.architectures import HardParameterSharing
 from reprolab.mtl.benchmark import MTLBenchmark
+from reprolab.mtl.diagnostics import UpdateShare
 from reprolab.mtl.engine import MTLBackward, task_losses
 from reprolab.mtl.metrics import delta_m
 from reprolab.mtl.weightings import build_weighting
@@ -73,6 +76,8 @@ class MTLTask(Task):
                 raise ValueError("jacobian_wrt=representation (MGDA-UB style) needs a hard-sharing model with one "
                                  f"shared representation; {type(self.model).__name__} has none")
             representation = lambda: self.model.representation
+        self._update_share = UpdateShare()
+        self._share_sums: dict[str, tuple[float, int]] = {}
         self.engine = MTLBackward(self.weighting, self.model.shared_parameters(),
                                   self.model.task_specific_parameters(), self.jacobian_method,
                                   always_jacobian=wants_conflict and getattr(inner, "apt", {}).get("enabled", False),
@@ -90,21 +95,26 @@ class MTLTask(Task):
         inner = opt.optimizer
         if hasattr(inner, "set_task_conflict"):
             inner.set_task_conflict(stats["conflict"])
+        logging = self._logger_writes_this_step(ahead=1)  # global_step counts this step only after opt.step()
+        if logging:
+            self._update_share.before(self.model.parameters())
         opt.step()
+        if logging:
+            stats["update_share"] = self._update_share.after()
         scheduler = self.lr_schedulers()
         if scheduler is not None:
             scheduler.step()
-        if self._logger_writes_this_step():
+        if logging:
             self._log_step(losses, stats, inner)
         return losses.sum().detach()
 
-    def _logger_writes_this_step(self) -> bool:
+    def _logger_writes_this_step(self, ahead: int = 0) -> bool:
         """Whether Lightning hands this step's on-step metrics to the loggers (every `log_every_n_steps`-th
         step, and the last): `self.log` costs ~0.1-1 ms a call on CPU, more than a small model's whole step."""
         trainer = self._trainer
         if trainer is None or trainer.fast_dev_run:
             return True
-        step, every = self.global_step, trainer.log_every_n_steps  # global_step counts this step's update
+        step, every = self.global_step + ahead, trainer.log_every_n_steps  # the step count after this update
         last_epoch = trainer.max_epochs is not None and 0 < trainer.max_epochs <= trainer.current_epoch + 1
         last = 0 < trainer.max_steps <= step or trainer.should_stop or (trainer.is_last_batch and last_epoch)
         return last or (every > 0 and step % every == 0)
@@ -114,8 +124,14 @@ class MTLTask(Task):
         for name, loss, w in zip(self.benchmark.task_names, losses.detach(), stats["weights"], strict=True):
             self.log(f"train/loss_{name}", loss)
             self.log(f"train/weight_{name}", w.float())
-        if hasattr(inner, "share") and inner.share == inner.share:
-            self.log("train/share", float(inner.share))
+        shares = {"update_share": stats.get("update_share", float("nan")),
+                  "momentum_input_share": float(getattr(inner, "momentum_input_share", float("nan")))}
+        for name, value in shares.items():
+            if value == value:  # not NaN
+                total, n = self._share_sums.get(name, (0.0, 0))
+                self._share_sums[name] = (total + value, n + 1)
+                self.log(f"train/{name}", value)
+                self.log(f"train/{name}_mean", (total + value) / (n + 1))  # over the logged steps so far
 
     def on_load_checkpoint(self, checkpoint: dict) -> None:
         """Checkpoints written before weightings saved their running state lack its key: load them anyway."""

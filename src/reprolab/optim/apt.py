@@ -17,8 +17,10 @@ experiments/apt/README.md):
    a_g·d/‖d‖ + a_m·m/‖m‖ so NS's global normalisation cannot let the larger of the two swamp the other;
    "none".
 With `enabled=False` both optimizers are exactly their plain versions (tests hold APTAdamW(off) ==
-torch.optim.AdamW), and they still record `share`: ‖a_g d_t‖ / (‖a_g d_t‖ + ‖a_m m_{t−1}‖), the share of the
-current gradient in the momentum input (a_g, a_m: its coefficients, e.g. (1−β, β) for Adam).
+torch.optim.AdamW), and they still record `momentum_input_share`: ‖a_g d_t‖ / (‖a_g d_t‖ + ‖a_m m_{t−1}‖), the
+share of the current gradient in the momentum *input* (a_g, a_m: its coefficients, e.g. (1−β, β) for Adam). It
+ignores Adam's 1/√v̂ and Muon's Newton–Schulz; the share of the *applied* update is
+`reprolab.mtl.diagnostics.UpdateShare` (logged as `train/update_share` for every optimizer).
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ class _APT:
         self.apt = dict(enabled=enabled, beta_min=beta_min, align_weight=align_weight,
                         conflict_weight=conflict_weight, signal_ema=signal_ema, preserve=preserve)
         self.signal = 0.0
-        self.share = float("nan")
+        self.momentum_input_share = float("nan")
         self.betas_now: dict[int, float] = {}
         self._conflict: float | None = None
 
@@ -99,7 +101,7 @@ class _APT:
                 if buf is not None:
                     parts_m += a_m**2 * float(torch.sum(buf * buf))
         ng, nm = math.sqrt(parts_g), math.sqrt(parts_m)
-        self.share = ng / (ng + nm) if ng + nm > 0 else float("nan")
+        self.momentum_input_share = ng / (ng + nm) if ng + nm > 0 else float("nan")
 
     def momentum(self, group: dict) -> float:
         return self.betas_now[id(group)]

@@ -50,8 +50,8 @@ def test_reversed_gradient_drops_beta_to_beta_min_and_raises_the_share():
     opt.step()
     assert opt.signal == pytest.approx(1.0)
     assert opt.betas_now[id(opt.param_groups[0])] == pytest.approx(0.3)
-    # m_{t−1} = 0.1 g0, d = −g0: share = 0.7·1 / (0.7·1 + 0.3·0.1)
-    assert opt.share == pytest.approx(0.7 / (0.7 + 0.03), rel=1e-5)
+    # m_{t−1} = 0.1 g0, d = −g0: momentum-input share = 0.7·1 / (0.7·1 + 0.3·0.1)
+    assert opt.momentum_input_share == pytest.approx(0.7 / (0.7 + 0.03), rel=1e-5)
 
 
 def test_conflict_signal_lowers_beta_linearly():

@@ -24,4 +24,4 @@ def test_on_step_metrics_land_on_every_written_step_and_the_last(data_dir, tmp_p
         written = sorted({int(r["step"]) for r in csv.DictReader(f) if r.get("train/loss")})
     assert written == [9, 19]  # Lightning's rows: every 10th step (0-based step index)
     assert steps == [10, 20, 25]  # global_step after the update: the written steps, then the last one
-    assert 0.0 < metrics["train/share"] <= 1.0 and "train/weight_heating" in metrics
+    assert 0.0 < metrics["train/momentum_input_share"] <= 1.0 and -1.0 <= metrics["train/update_share"] <= 1.0 and "train/weight_heating" in metrics

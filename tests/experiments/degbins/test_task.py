@@ -50,3 +50,16 @@ def test_long_claim_preset_is_the_claim_protocol_with_800_steps_of_batch_8(tmp_p
     for key in ("model", "optimizer", "scheduler", "task", "trainer"):
         assert long[key] == short[key], key
     assert long.setting == "claim_cpu_long"
+
+
+def test_degradation_ablation_preset_mixes_degradations_and_conditions_the_bins(tmp_path):
+    long = compose(["experiment=degbins/claim_cpu_long", "logger=none"], output_dir=tmp_path)
+    mixed = compose(["experiment=degbins/claim_mixed", "logger=none"], output_dir=tmp_path)
+    assert mixed.model.degradation_condition == "film" and mixed.model.estimate_degradation
+    assert mixed.task.degradation_loss_weight > 0 and long.task.degradation_loss_weight == 0
+    assert [list(d) for d in mixed.data.train_degradations] == [[4, 0.0], [8, 0.0], [16, 0.0], [8, 0.02]]
+    assert mixed.data.test_degradations == mixed.data.train_degradations
+    for key in ("optimizer", "scheduler", "trainer"):
+        assert mixed[key] == long[key], key
+    task = build_task(mixed)
+    assert task.model.film is not None and task.model.estimator is not None
