@@ -14,9 +14,11 @@ kept long. The expected fixed point of (1) is M* = κ·G·((1 − β)·I + η·C
 Wiener predictor of the gradient — an input-side natural-gradient preconditioner without any inverse.
 
 Stability needs |β − η·λmax(C)| < 1. ``eta_scale`` picks how η is made scale-free: "lmax" divides C by
-a warm-started power-iteration estimate of λmax (one mat-vec per step; η is then the decay added to the
-top key direction, stable for η < 1 + β up to the estimate's error), "trace" divides by tr C ≥ λmax
-(always stable for η < 1 + β, but η/d per direction for isotropic keys), "none" uses C as it is.
+λ̂max — exact ``eigvalsh`` for d_in ≤ ``exact_eig_max_dim``, else warm-started power iteration until the
+residual is ≤ ``power_tol``·λ̂ (at most ``power_iters`` mat-vecs) — so η is the decay added to the top key
+direction (stable for η < 1 + β), "trace" divides by tr C ≥ λmax (always stable for η < 1 + β, but η/d per
+direction for isotropic keys), "none" uses C as it is. ``max_eta_lambda`` (off by default: the paper
+states no such clip) caps the applied η_eff·λmax(Ĉ) of every keyed weight.
 
 Only weights of nn.Linear / nn.Conv2d layers hold keys; every other parameter (biases, norms, embeddings,
 the LM head by default — ``exclude``) keeps the plain EMA. Base optimizers (the second moment, weight
@@ -32,17 +34,24 @@ import torch
 from torch import nn
 
 from reprolab.optim.build import param_groups
-from reprolab.optim.key_hooks import KeyCapture, KeyCovariance, top_eigenvalue
+from reprolab.optim.key_hooks import KeyCapture, KeyCovariance, top_eigenvalue, top_eigenvalue_exact
 
 ETA_SCALES = ("lmax", "trace", "none")
 KAPPAS = ("1-beta", "1-beta+eta", "1")
 
 
-def resolve_kappa(kappa: str | float, beta: float, eta: float) -> float:
-    """κ of eq. (1): "1-beta" (η=0 is the EMA), "1-beta+eta" (unit gain for a key with λ=1), "1", or a number."""
+def resolve_kappa(kappa: str | float, beta: float, eta_eff: float) -> float:
+    """κ of eq. (1): "1-beta" (η=0 is the EMA), "1-beta+eta" (unit gain for a key with λ=1), "1", or a number.
+
+    ``eta_eff`` is the coefficient of M·Ĉ as applied: η in (1), β·η in the gated (1'). The stationary
+    point of both is M* = κ·G·((1 − β)I + η_eff·Ĉ)⁻¹ (eq. 2; for (1'): M(I − βI + βηĈ) = κG), so the
+    gain along an eigendirection with λ = 1 is κ / (1 − β + η_eff), and "1-beta+eta" means
+    κ = 1 − β + η_eff: unit gain in both forms (with the raw η the gated gain would be
+    (1 − β + η)/(1 − β + βη), 1.0909 at β = 0.9, η = 0.5).
+    """
     if isinstance(kappa, int | float):
         return float(kappa)
-    table = {"1-beta": 1.0 - beta, "1-beta+eta": 1.0 - beta + eta, "1": 1.0}
+    table = {"1-beta": 1.0 - beta, "1-beta+eta": 1.0 - beta + eta_eff, "1": 1.0}
     if kappa not in table:
         raise ValueError(f"kappa must be a number or one of {KAPPAS}, got {kappa!r}")
     return table[kappa]
@@ -51,56 +60,100 @@ def resolve_kappa(kappa: str | float, beta: float, eta: float) -> float:
 class DeltaMomentumBase(torch.optim.Optimizer):
     """Key capture, the normalised key covariance per Gram and the recall M·C shared by both optimizers."""
 
-    def __init__(self, model: nn.Module, defaults: dict, *, eta_scale: str, power_iters: int,
-                 exclude, share_grams: bool, foreach: bool, max_keys: int | None = None):
+    def __init__(self, model: nn.Module, defaults: dict, *, eta_scale: str, power_iters: int, power_tol: float,
+                 exact_eig_max_dim: int, max_eta_lambda: float | None, exclude, share_grams: bool,
+                 foreach: bool, max_keys: int | None = None):
         if eta_scale not in ETA_SCALES:
             raise ValueError(f"eta_scale must be one of {ETA_SCALES}, got {eta_scale!r}")
         if not isinstance(model, nn.Module):
             raise TypeError(f"{type(self).__name__} needs the model (for its key hooks), got {type(model)}")
+        if max_eta_lambda is not None and max_eta_lambda <= 0:
+            raise ValueError(f"max_eta_lambda must be positive or null (off), got {max_eta_lambda}")
         resolve_kappa(defaults["kappa"], 0.0, 0.0)  # validate early
         super().__init__(param_groups(model), defaults)
         self.eta_scale = eta_scale
-        self.power_iters = power_iters
+        self.power_iters, self.power_tol, self.exact_eig_max_dim = power_iters, power_tol, exact_eig_max_dim
+        self.max_eta_lambda = max_eta_lambda
         self.foreach = foreach
-        self.keys = KeyCapture(model, exclude=tuple(exclude), share=share_grams, max_keys=max_keys)
+        self.keys = KeyCapture(model, exclude=tuple(exclude), share=share_grams, max_keys=max_keys,
+                               active=self._keyed)
         self.key_scales: dict[str, torch.Tensor] = {}  # last divisor s per Gram (λ̂max for "lmax")
+        self._covs: dict[nn.Parameter, tuple[torch.Tensor, torch.Tensor | None]] = {}  # this step's Ĉ, clip
 
-    def _normalised_covariance(self, gram: KeyCovariance) -> tuple[torch.Tensor, torch.Tensor]:
-        """(C / s, s) with s = λ̂max, tr C, or 1 (``eta_scale``); no host sync (all-zero keys give Ĉ = 0)."""
+    def _keyed(self) -> bool:
+        return any(group["eta"] != 0 for group in self.param_groups)
+
+    def _eta_eff(self, group) -> float:
+        """The coefficient of M·Ĉ as applied: η (eq. 1) or β·η (gated, eq. 1')."""
+        beta = group["betas"][0] if "betas" in group else group["momentum"]
+        return group["eta"] * (beta if group["gated"] else 1.0)
+
+    def lambda_max(self, gram: KeyCovariance, cov: torch.Tensor) -> torch.Tensor:
+        """λ̂max(C): eigvalsh for d_in ≤ exact_eig_max_dim, else warm power iteration to ``power_tol``."""
+        if gram.dim <= self.exact_eig_max_dim:
+            return top_eigenvalue_exact(cov)
+        if gram.top_vector is None:
+            gen = torch.Generator().manual_seed(0)
+            gram.top_vector = torch.randn(gram.dim, generator=gen).to(cov)
+            gram.top_vector /= gram.top_vector.norm()
+        lam, gram.top_vector = top_eigenvalue(cov, gram.top_vector, self.power_iters, self.power_tol)
+        return lam
+
+    def _normalised_covariance(self, gram: KeyCovariance) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """(Ĉ = C / s, s, λ̂max(Ĉ) or None) with s = λ̂max, tr C, or 1 (``eta_scale``); all-zero keys give Ĉ = 0.
+
+        λ̂max(Ĉ) is only computed when ``max_eta_lambda`` needs it (it is 1 for "lmax").
+        """
         cov = gram.mean()
+        lam = None
         if self.eta_scale == "none":
-            return cov, cov.new_ones(())
-        if self.eta_scale == "trace":
+            scale = cov.new_ones(())
+        elif self.eta_scale == "trace":
             scale = cov.diagonal().sum()
         else:
-            first = gram.top_vector is None
-            if first:
-                gen = torch.Generator().manual_seed(0)
-                gram.top_vector = torch.randn(gram.dim, generator=gen).to(cov)
-                gram.top_vector /= gram.top_vector.norm()
-            iters = max(self.power_iters, 20) if first else self.power_iters
-            scale, gram.top_vector = top_eigenvalue(cov, gram.top_vector, iters)
-        return cov / scale.clamp_min(1e-30), scale
+            scale = lam = self.lambda_max(gram, cov)
+        if self.max_eta_lambda is not None and lam is None:
+            lam = self.lambda_max(gram, cov)
+        scale_safe = scale.clamp_min(1e-30)
+        return cov / scale_safe, scale, None if lam is None else lam / scale_safe
 
     def _recalls(self, buffers: dict[nn.Parameter, torch.Tensor]) -> dict[nn.Parameter, torch.Tensor]:
         """R = M·Ĉ for every keyed weight, from the buffers *before* this step's update (eq. 1)."""
-        if all(group["eta"] == 0 for group in self.param_groups):
-            return {}  # plain EMA: skip the Gram work (keys are still reset after the step)
+        self._covs = {}
+        if not self._keyed():
+            return {}  # plain EMA: the hooks did no Gram work either
+        eta_of = {p: self._eta_eff(group) for group in self.param_groups for p in group["params"]}
+        self.keys.missing([p for p in buffers if eta_of.get(p)])
         grams = self.keys.grams()
         self.keys.all_reduce(list(grams))
-        recalls = {}
         for gram, weights in grams.items():
             weights = [w for w in weights if w in buffers]
-            cov, scale = self._normalised_covariance(gram)
+            cov, scale, lam = self._normalised_covariance(gram)
             if not weights:
                 continue
             self.key_scales[self.keys.layers[weights[0]].name] = scale
-            mats = [buffers[w].reshape(w.shape[0], -1) for w in weights]
+            for w in weights:  # optional clip: η_eff·λmax(Ĉ) ≤ max_eta_lambda, by shrinking this weight's Ĉ
+                clip = None if self.max_eta_lambda is None or not eta_of[w] else \
+                    (self.max_eta_lambda / (eta_of[w] * lam).clamp_min(1e-30)).clamp(max=1.0)
+                self._covs[w] = (cov, clip)
+        return self.recall({w: buffers[w] for w in self._covs})
+
+    def recall(self, memories: dict[nn.Parameter, torch.Tensor]) -> dict[nn.Parameter, torch.Tensor]:
+        """R = M·Ĉ (times the clip factor) with this step's Ĉ, one product per shared Gram under foreach."""
+        by_cov: dict[int, list[nn.Parameter]] = {}
+        for w in memories:
+            by_cov.setdefault(id(self._covs[w][0]), []).append(w)
+        recalls = {}
+        for weights in by_cov.values():
+            cov = self._covs[weights[0]][0]
+            mats = [memories[w].reshape(w.shape[0], -1) for w in weights]
             if self.foreach and len(mats) > 1:  # one product for all layers sharing this Gram
                 parts = torch.split(torch.cat(mats) @ cov.to(mats[0].dtype), [m.shape[0] for m in mats])
             else:
                 parts = [m @ cov.to(m.dtype) for m in mats]
-            recalls.update({w: r.view_as(w) for w, r in zip(weights, parts, strict=True)})
+            for w, r in zip(weights, parts, strict=True):
+                clip = self._covs[w][1]
+                recalls[w] = (r if clip is None else r * clip.to(r.dtype)).view_as(w)
         return recalls
 
     def _finish_step(self) -> None:
@@ -133,12 +186,14 @@ class DeltaAdamW(DeltaMomentumBase):
 
     def __init__(self, model: nn.Module, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.01, eta: float = 0.5, kappa: str | float = "1-beta",
-                 gated: bool = False, eta_scale: str = "lmax", power_iters: int = 1,
+                 gated: bool = False, eta_scale: str = "lmax", power_iters: int = 100, power_tol: float = 1e-3,
+                 exact_eig_max_dim: int = 256, max_eta_lambda: float | None = None,
                  exclude=("lm_head",), share_grams: bool = True, max_keys: int | None = None,
                  foreach: bool = True):
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, eta=eta,
                         kappa=kappa, gated=gated)
-        super().__init__(model, defaults, eta_scale=eta_scale, power_iters=power_iters,
+        super().__init__(model, defaults, eta_scale=eta_scale, power_iters=power_iters, power_tol=power_tol,
+                         exact_eig_max_dim=exact_eig_max_dim, max_eta_lambda=max_eta_lambda,
                          exclude=exclude, share_grams=share_grams, foreach=foreach, max_keys=max_keys)
 
     @torch.no_grad()
@@ -168,9 +223,8 @@ class DeltaAdamW(DeltaMomentumBase):
 
     def _hyper(self, group):
         beta1, beta2 = group["betas"]
-        kappa = resolve_kappa(group["kappa"], beta1, group["eta"])
-        eta_eff = group["eta"] * (beta1 if group["gated"] else 1.0)
-        return beta1, beta2, kappa, eta_eff
+        eta_eff = self._eta_eff(group)
+        return beta1, beta2, resolve_kappa(group["kappa"], beta1, eta_eff), eta_eff
 
     def _group_reference(self, group, params, recalls):
         beta1, beta2, kappa, eta_eff = self._hyper(group)
@@ -212,20 +266,24 @@ class DeltaAdamW(DeltaMomentumBase):
 
 
 class DeltaSGD(DeltaMomentumBase):
-    """SGD whose momentum buffer follows eq. (1): W ← W − lr·M (Nesterov: W ← W − lr·(G + β·M)).
+    """SGD whose momentum buffer follows eq. (1): W ← W − lr·M.
 
-    Weight decay is coupled (added to G) as in torch.optim.SGD. The default κ = "1" is torch's undampened
+    Nesterov steps along the look-ahead of the next buffer, eq. (1) applied once more with this step's G
+    and Ĉ: W ← W − lr·(κ·G + β·M − η_eff·M·Ĉ). With η = 0 and κ = 1 it is torch's G + β·M; leaving out
+    the delta term would look ahead with the EMA that this optimizer replaces. Weight decay is coupled (added to G) as in torch.optim.SGD. The default κ = "1" is torch's undampened
     buffer, so η = 0 is torch.optim.SGD(momentum=β) step for step and the same lr carries over;
     κ = "1-beta" is the EMA convention of the paper's eq. (1) (lr then needs a 1/(1−β) rescale).
     """
 
     def __init__(self, model: nn.Module, lr: float = 0.1, momentum: float = 0.9, weight_decay: float = 0.0,
                  nesterov: bool = False, eta: float = 0.5, kappa: str | float = "1", gated: bool = False,
-                 eta_scale: str = "lmax", power_iters: int = 1, exclude=("lm_head",),
+                 eta_scale: str = "lmax", power_iters: int = 100, power_tol: float = 1e-3,
+                 exact_eig_max_dim: int = 256, max_eta_lambda: float | None = None, exclude=("lm_head",),
                  share_grams: bool = True, max_keys: int | None = None, foreach: bool = True):
         defaults = dict(lr=lr, momentum=momentum, weight_decay=weight_decay, nesterov=nesterov, eta=eta,
                         kappa=kappa, gated=gated)
-        super().__init__(model, defaults, eta_scale=eta_scale, power_iters=power_iters,
+        super().__init__(model, defaults, eta_scale=eta_scale, power_iters=power_iters, power_tol=power_tol,
+                         exact_eig_max_dim=exact_eig_max_dim, max_eta_lambda=max_eta_lambda,
                          exclude=exclude, share_grams=share_grams, foreach=foreach, max_keys=max_keys)
 
     @torch.no_grad()
@@ -245,9 +303,13 @@ class DeltaSGD(DeltaMomentumBase):
         return loss
 
     def _hyper(self, group):
-        beta = group["momentum"]
-        return beta, resolve_kappa(group["kappa"], beta, group["eta"]), \
-            group["eta"] * (beta if group["gated"] else 1.0)
+        beta, eta_eff = group["momentum"], self._eta_eff(group)
+        return beta, resolve_kappa(group["kappa"], beta, eta_eff), eta_eff
+
+    def _look_ahead(self, g, m, beta, kappa, eta_eff, recall):
+        """Nesterov: κ·G + β·M − η_eff·M·Ĉ, the next buffer of eq. (1) (see the class docstring)."""
+        ahead = g.mul(kappa).add_(m, alpha=beta)
+        return ahead if recall is None else ahead.sub_(recall, alpha=eta_eff)
 
     def _group_reference(self, group, params, recalls):
         beta, kappa, eta_eff = self._hyper(group)
@@ -262,8 +324,10 @@ class DeltaSGD(DeltaMomentumBase):
                 if p in recalls:
                     m.sub_(recalls[p], alpha=eta_eff)  # eq. (1)
             m = st["momentum_buffer"]
-            update = g.add(m, alpha=beta) if group["nesterov"] else m
-            p.add_(update, alpha=-group["lr"])
+            if group["nesterov"]:
+                recall = self.recall({p: m})[p] if p in self._covs and eta_eff else None
+                m = self._look_ahead(g, m, beta, kappa, eta_eff, recall)
+            p.add_(m, alpha=-group["lr"])
 
     def _group_foreach(self, group, params, recalls):
         beta, kappa, eta_eff = self._hyper(group)
@@ -283,5 +347,11 @@ class DeltaSGD(DeltaMomentumBase):
                 torch._foreach_add_([self.state[params[i]]["momentum_buffer"] for i in keyed],
                                     [recalls[params[i]] for i in keyed], alpha=-eta_eff)
         ms = [self.state[p]["momentum_buffer"] for p in params]
-        updates = torch._foreach_add(gs, ms, alpha=beta) if group["nesterov"] else ms
-        torch._foreach_add_(params, updates, alpha=-group["lr"])
+        if group["nesterov"]:
+            updates = torch._foreach_add(torch._foreach_mul(gs, kappa), ms, alpha=beta)
+            ahead = {p: u for p, u in zip(params, updates, strict=True) if p in self._covs} if eta_eff else {}
+            if ahead:
+                recalls = self.recall({p: self.state[p]["momentum_buffer"] for p in ahead})
+                torch._foreach_add_(list(ahead.values()), [recalls[p] for p in ahead], alpha=-eta_eff)
+            ms = updates
+        torch._foreach_add_(params, ms, alpha=-group["lr"])

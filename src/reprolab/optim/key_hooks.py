@@ -14,7 +14,9 @@ the gradient it is paired with. Only training forwards with grad enabled are cap
 from __future__ import annotations
 
 import fnmatch
+import warnings
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
@@ -51,14 +53,29 @@ class KeyCovariance:
         self.count = 0
 
 
-def top_eigenvalue(cov: torch.Tensor, vector: torch.Tensor, iters: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Power iteration from a warm vector: returns (Rayleigh quotient ≈ λmax(C), next unit vector)."""
+def top_eigenvalue(cov: torch.Tensor, vector: torch.Tensor, max_iters: int, tol: float = 0.0,
+                   check_every: int = 4) -> tuple[torch.Tensor, torch.Tensor]:
+    """Power iteration from a warm unit vector until the residual ‖Cv − λv‖ ≤ tol·λ (or ``max_iters``).
+
+    Returns (Rayleigh quotient λ = vᵀCv, next unit vector). For symmetric C some eigenvalue lies within
+    ‖Cv − λv‖ of λ, and from a vector not orthogonal to the top eigenvector it is λmax, so the stopping
+    rule bounds the relative error of λ̂max by ``tol`` (the Rayleigh quotient's own error is second order).
+    The tolerance is checked every ``check_every`` mat-vecs (one host sync each); tol = 0 runs all of them.
+    """
     lam = cov.new_zeros(())
-    for _ in range(iters):
+    for i in range(max(1, max_iters)):
         w = cov @ vector
         lam = vector @ w
-        vector = w / w.norm().clamp_min(1e-30)
+        vector_next = w / w.norm().clamp_min(1e-30)
+        if tol > 0 and (i + 1) % check_every == 0 and float((w - lam * vector).norm()) <= tol * float(lam):
+            return lam, vector_next
+        vector = vector_next
     return lam, vector
+
+
+def top_eigenvalue_exact(cov: torch.Tensor) -> torch.Tensor:
+    """λmax(C) from ``torch.linalg.eigvalsh`` (used for small d_in, where it is cheap)."""
+    return torch.linalg.eigvalsh(cov)[-1]
 
 
 def linear_keys(x: torch.Tensor, module: nn.Linear) -> torch.Tensor:
@@ -84,13 +101,19 @@ def key_dim(module: nn.Module) -> int | None:
     """d_in of the key for a supported layer, or None (the layer's weight keeps the plain EMA)."""
     if isinstance(module, nn.Linear):
         return module.in_features
-    if (
-        isinstance(module, nn.Conv2d)
-        and module.groups == 1
-        and module.padding_mode == "zeros"
-        and not isinstance(module.padding, str)
-    ):
+    if isinstance(module, nn.Conv2d) and unsupported_conv(module) is None:
         return module.in_channels * module.kernel_size[0] * module.kernel_size[1]
+    return None
+
+
+def unsupported_conv(module: nn.Conv2d) -> str | None:
+    """Why a Conv2d's im2col keys are not built here (None: supported)."""
+    if module.groups != 1:
+        return f"groups={module.groups}"
+    if module.padding_mode != "zeros":
+        return f"padding_mode={module.padding_mode!r}"
+    if isinstance(module.padding, str):
+        return f"padding={module.padding!r}"
     return None
 
 
@@ -111,15 +134,25 @@ class KeyCapture:
     ``share``: let layers reading the same input tensor share one Gram (identical result, less work).
     ``max_keys``: use every k-th key so at most this many enter XᵀX per forward (an unbiased estimate of
     C for conv layers, whose im2col Gram costs 9·C_in/C_out of the forward for 3×3 filters); None = all.
+    ``active``: called by every hook; when it returns False no key work is done (the optimizer passes
+    "some group has η ≠ 0"). A Conv2d that cannot be keyed (groups > 1, ``padding='same'``, a non-zero
+    padding mode) warns once here; a keyed weight that got no keys warns once at the step (``missing``).
     """
 
-    def __init__(self, model: nn.Module, exclude=("lm_head",), share: bool = True, max_keys: int | None = None):
-        self.share, self.max_keys = share, max_keys
+    def __init__(self, model: nn.Module, exclude=("lm_head",), share: bool = True, max_keys: int | None = None,
+                 active: Callable[[], bool] = lambda: True):
+        self.share, self.max_keys, self.active = share, max_keys, active
         self.layers: dict[nn.Parameter, HookedLayer] = {}
         self._seen: dict[tuple, tuple[weakref.ref, KeyCovariance]] = {}
+        self._warned: set[str] = set()
         for name, module in model.named_modules():
+            if any(fnmatch.fnmatch(name, pat) for pat in exclude):
+                continue
             dim = key_dim(module)
-            if dim is None or any(fnmatch.fnmatch(name, pat) for pat in exclude):
+            if dim is None:
+                if isinstance(module, nn.Conv2d):
+                    self._warn(name, f"conv {name!r} ({unsupported_conv(module)}) has no im2col keys here: "
+                                     "its weight keeps the plain EMA (add it to `exclude` to silence this)")
                 continue
             kind = ("linear",) if isinstance(module, nn.Linear) else (
                 "conv", module.kernel_size, module.stride, module.padding, module.dilation)
@@ -131,7 +164,7 @@ class KeyCapture:
         keys_of = linear_keys if isinstance(layer.module, nn.Linear) else conv_keys
 
         def capture(module, args):
-            if not (module.training and torch.is_grad_enabled()):
+            if not (module.training and torch.is_grad_enabled() and self.active()):
                 return
             x = args[0]
             sig = (id(x), *layer.signature)
@@ -158,6 +191,20 @@ class KeyCapture:
             if layer.source is not None and layer.source.count > 0:
                 out.setdefault(layer.source, []).append(weight)
         return out
+
+    def _warn(self, name: str, message: str) -> None:
+        if name not in self._warned:
+            self._warned.add(name)
+            warnings.warn(message, RuntimeWarning, stacklevel=3)
+
+    def missing(self, weights) -> None:
+        """Warn once per keyed weight that has a gradient but got no keys this step (eval-mode or
+        no-grad forward, the weight used outside its module's forward): it takes the plain EMA step."""
+        for weight in weights:
+            layer = self.layers.get(weight)
+            if layer is not None and (layer.source is None or layer.source.count == 0):
+                self._warn(layer.name, f"{layer.name or 'the model'!r} has a gradient but no keys this step "
+                                       "(eval mode or a no-grad forward?): its weight took the plain EMA step")
 
     def all_reduce(self, grams) -> None:
         """Sum XᵀX and N over DDP ranks (every rank runs the same model code, so the same Grams)."""

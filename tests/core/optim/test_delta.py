@@ -73,7 +73,7 @@ def test_batch_update_is_mean_of_per_sample_delta_rule_updates(kappa, gated):
     F.mse_loss(layer(x), y, reduction="none").sum(1).mean().backward()
     opt.step()
     beta, eta = 0.8, 0.3 * (0.8 if gated else 1.0)
-    k = resolve_kappa(kappa, 0.8, 0.3)
+    k = resolve_kappa(kappa, 0.8, eta)  # κ = 1 − β + η_eff in both forms
     per_sample = []
     for xn, yn in zip(x, y, strict=True):  # g_n = δ_n x_nᵀ, M_n = βM − η(M x_n)x_nᵀ + κ g_n
         delta = 2 * (layer.weight @ xn - yn)
