@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import hydra
 import lightning as L
@@ -17,11 +18,19 @@ from omegaconf import DictConfig
 
 from reprolab.config import CONF_DIR
 from reprolab.device import apply_device_settings, check_device
-from reprolab.errors import ReprolabError, from_instantiation, one_line
+from reprolab.errors import ReprolabError, RunFolderBusyError, from_instantiation, one_line
 from reprolab.loggers import finish_loggers
 from reprolab.provenance import git_commit
 from reprolab.rich_tree import print_config_tree
-from reprolab.run_folder import as_floats, merge_results, write_error, write_metrics
+from reprolab.run_folder import (
+    as_floats,
+    lock_run_folder,
+    mask_saved_config,
+    merge_results,
+    write_error,
+    write_metrics,
+)
+from reprolab.safe_load import check_checkpoint
 from reprolab.trainer import build_trainer
 
 
@@ -35,8 +44,14 @@ def build_task(cfg: DictConfig) -> L.LightningModule:
     return task
 
 
+def check_resume(cfg: DictConfig) -> None:
+    """Refuse a missing, damaged or code-running `ckpt_path` before any set-up."""
+    if cfg.get("ckpt_path"):
+        check_checkpoint(cfg.ckpt_path)
+
+
 def fit(cfg: DictConfig, trainer: L.Trainer, task: L.LightningModule, datamodule) -> dict[str, float]:
-    trainer.fit(task, datamodule=datamodule, ckpt_path=cfg.get("ckpt_path"))
+    trainer.fit(task, datamodule=datamodule, ckpt_path=cfg.get("ckpt_path"), weights_only=True)
     metrics = {k: v for k, v in as_floats(trainer.callback_metrics).items() if not k.startswith("test/")}
     ckpt = trainer.checkpoint_callback
     if ckpt is not None and ckpt.best_model_score is not None:
@@ -48,13 +63,14 @@ def test_best(trainer: L.Trainer, task: L.LightningModule, datamodule) -> tuple[
     """Test the best checkpoint by the monitor (the final weights when there is none, e.g. fast_dev_run)."""
     ckpt = trainer.checkpoint_callback
     best = ckpt.best_model_path if ckpt is not None and ckpt.best_model_path else None
-    results = trainer.test(task, datamodule=datamodule, ckpt_path=best, weights_only=False)
+    results = trainer.test(task, datamodule=datamodule, ckpt_path=best, weights_only=True)
     return as_floats(merge_results(results)), best
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
     """Train and test one configuration; returns the metrics also written to `metrics.json`."""
     check_device(cfg.device)
+    check_resume(cfg)
     apply_device_settings(cfg.device)
     L.seed_everything(cfg.seed, workers=True)
     datamodule = instantiate(cfg.data)
@@ -85,8 +101,32 @@ def _in_multirun() -> bool:
     return HydraConfig.initialized() and HydraConfig.get().mode == RunMode.MULTIRUN
 
 
+def hold_run_folder(cfg: DictConfig):
+    """The run folder's lock; a folder another run writes to ends this one with one line (no error.txt there)."""
+    try:
+        return lock_run_folder(cfg.paths.output_dir)
+    except RunFolderBusyError as err:
+        if _in_multirun():
+            raise
+        print(f"error: {one_line(err)}", file=sys.stderr)
+        sys.exit(err.exit_code)
+
+
+def mask_hydra_files() -> None:
+    """No secret passed as an override stays in plain text in the run folder's `.hydra/`."""
+    if HydraConfig.initialized() and HydraConfig.get().output_subdir is not None:
+        runtime = HydraConfig.get().runtime
+        mask_saved_config(Path(runtime.output_dir) / HydraConfig.get().output_subdir)
+
+
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="train")
 def main(cfg: DictConfig) -> float | None:
+    with hold_run_folder(cfg):
+        mask_hydra_files()
+        return _main(cfg)
+
+
+def _main(cfg: DictConfig) -> float | None:
     if cfg.get("print_config", True):
         print_config_tree(cfg)
     try:
