@@ -5,20 +5,22 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import hydra
 import lightning as L
 from hydra.core.hydra_config import HydraConfig
-from hydra.errors import InstantiationException
+from hydra.errors import HydraException, InstantiationException
 from hydra.types import RunMode
 from hydra.utils import instantiate
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
 from reprolab.config import CONF_DIR
 from reprolab.device import apply_device_settings, check_device
-from reprolab.errors import ReprolabError, RunFolderBusyError, from_instantiation, one_line
+from reprolab.errors import ConfigError, ReprolabError, RunFolderBusyError, from_instantiation, one_line
 from reprolab.loggers import finish_loggers
 from reprolab.provenance import git_commit
 from reprolab.rich_tree import print_config_tree
@@ -120,16 +122,26 @@ def mask_hydra_files() -> None:
 
 
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="train")
-def main(cfg: DictConfig) -> float | None:
+def hydra_main(cfg: DictConfig) -> float | None:
     with hold_run_folder(cfg):
         mask_hydra_files()
         return _main(cfg)
 
 
-def _main(cfg: DictConfig) -> float | None:
-    if cfg.get("print_config", True):
-        print_config_tree(cfg)
+def check_config(cfg: DictConfig) -> None:
+    """Every interpolation resolves and the device exists: checked before the tree is printed or anything built."""
     try:
+        OmegaConf.to_container(cfg, resolve=True)
+    except OmegaConfBaseException as err:
+        raise ConfigError(f"{one_line(err)}; fix that override, or pick a group option this preset can use") from None
+    check_device(cfg.device)
+
+
+def _main(cfg: DictConfig) -> float | None:
+    try:
+        check_config(cfg)
+        if cfg.get("print_config", True):
+            print_config_tree(cfg)
         return sweep_value(cfg, run(cfg))
     except (ReprolabError, InstantiationException) as caught:
         err = from_instantiation(caught)  # a constructor that rejected a config value → ConfigError
@@ -142,6 +154,25 @@ def _main(cfg: DictConfig) -> float | None:
             raise err from caught
         print(f"error: {one_line(err)}", file=sys.stderr)
         sys.exit(err.exit_code)
+
+
+def main() -> None:
+    """`reprolab-train`: Hydra's own config errors (unknown key, bad override, unresolvable interpolation) end
+    with one line and exit 2, anything unexpected with one line and exit 1; `HYDRA_FULL_ERROR=1` shows the traceback."""
+    if os.environ.get("HYDRA_FULL_ERROR") == "1":
+        hydra_main()
+        return
+    os.environ["HYDRA_FULL_ERROR"] = "1"  # let Hydra's exceptions reach us instead of printing them
+    try:
+        hydra_main()
+    except (HydraException, OmegaConfBaseException) as err:
+        text = " ".join(str(err).split("Config search path")[0].split())  # Hydra's advice (the options of a group, `+key=`) is on later lines
+        print(f"error: {text}; see `reprolab-train --help` or the group's options under conf/", file=sys.stderr)
+        sys.exit(2)
+    except Exception as err:  # noqa: BLE001 — a bug, not bad input: one line, the traceback on request
+        print(f"error: unexpected {type(err).__name__}: {one_line(err)}; rerun with HYDRA_FULL_ERROR=1 for the "
+              "traceback", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":
