@@ -50,3 +50,11 @@ def from_instantiation(err: Exception) -> Exception:
         where = one_line(err).rstrip(":")
         return ConfigError(f"{where}: {type(cause).__name__}: {one_line(cause)}")
     return err
+
+
+class CheckpointError(ReprolabError):
+    """A checkpoint is missing, damaged, or asks to run code when unpickled."""
+
+
+class RunFolderBusyError(ReprolabError):
+    """Another run holds the lock of this run folder."""

@@ -18,6 +18,7 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 from reprolab.config import CONF_DIR, compose_group
 from reprolab.errors import ConfigError, ReprolabError, one_line
 from reprolab.run_folder import as_floats, merge_results, write_metrics
+from reprolab.safe_load import check_checkpoint
 from reprolab.train import build_task
 from reprolab.trainer import build_trainer
 
@@ -61,7 +62,7 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
     datamodule = instantiate(cfg.data)
     task = build_task(cfg)
     trainer = build_trainer(cfg)
-    results = trainer.test(task, datamodule=datamodule, ckpt_path=cfg.ckpt_path, weights_only=False)
+    results = trainer.test(task, datamodule=datamodule, ckpt_path=cfg.ckpt_path, weights_only=True)
     metrics = as_floats(merge_results(results))
     write_metrics(cfg.paths.output_dir, {**metrics, "ckpt_path": cfg.ckpt_path})
     return metrics
@@ -73,6 +74,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         if not ckpt:
             raise ConfigError("usage: reprolab-eval ckpt_path=<run>/checkpoints/<name>.ckpt [overrides]")
+        check_checkpoint(ckpt[0])  # before anything is built: refuse a pickle that asks to run code
         cfg = load_eval_config(ckpt[0], [a for a in args if not a.startswith("ckpt_path=")])
         metrics = evaluate(cfg)
     except ReprolabError as err:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
 
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
 SECRET_MARKERS = ("api_key", "apikey", "token", "secret", "password")
+# `key=value` / `key: value` inside a string (an override, a command line, an error message) whose key is secret-looking
+_KEY = "|".join(SECRET_MARKERS)
+_SECRET_ASSIGNMENT = re.compile(r"([\w.+~/-]*(?:" + _KEY + r")[\w.-]*['\"]?\s*[=:]\s*['\"]?)([^,\s'\"\]}]+)", re.IGNORECASE)
 
 
 def build_loggers(logger_cfg: DictConfig | None) -> list:
@@ -31,17 +35,19 @@ def _wandb_mode(cfg: DictConfig) -> DictConfig:
     return cfg
 
 
-def redact(container: dict) -> dict:
-    """A copy of a (nested) config dict with every secret-looking value replaced."""
-    out = {}
-    for key, value in container.items():
-        if any(marker in str(key).lower() for marker in SECRET_MARKERS):
-            out[key] = "***"
-        elif isinstance(value, dict):
-            out[key] = redact(value)
-        else:
-            out[key] = value
-    return out
+def mask_text(text: str) -> str:
+    """`my_api_token=abc123` → `my_api_token=***` wherever such an assignment appears in `text`."""
+    return _SECRET_ASSIGNMENT.sub(r"\1***", text)
+
+
+def redact(value):
+    """A copy of a (nested) config with every secret-looking key's value replaced, and secret assignments
+    inside strings and lists (overrides, command lines) masked."""
+    if isinstance(value, dict):
+        return {k: "***" if any(m in str(k).lower() for m in SECRET_MARKERS) else redact(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact(v) for v in value]
+    return mask_text(value) if isinstance(value, str) else value
 
 
 def log_config(loggers: list, cfg: DictConfig) -> None:

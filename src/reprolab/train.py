@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 from pathlib import Path
@@ -13,19 +14,28 @@ from pathlib import Path
 import hydra
 import lightning as L
 from hydra.core.hydra_config import HydraConfig
-from hydra.errors import InstantiationException
+from hydra.errors import HydraException, InstantiationException
 from hydra.types import RunMode
 from hydra.utils import instantiate
 from lightning.pytorch.utilities.exceptions import SIGTERMException
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
 from reprolab.config import CONF_DIR
 from reprolab.device import apply_device_settings, check_device
-from reprolab.errors import ReprolabError, from_instantiation, one_line
+from reprolab.errors import ConfigError, ReprolabError, RunFolderBusyError, from_instantiation, one_line
 from reprolab.loggers import finish_loggers
 from reprolab.provenance import git_commit
 from reprolab.rich_tree import print_config_tree
-from reprolab.run_folder import as_floats, merge_results, write_error, write_metrics
+from reprolab.run_folder import (
+    as_floats,
+    lock_run_folder,
+    mask_saved_config,
+    merge_results,
+    write_error,
+    write_metrics,
+)
+from reprolab.safe_load import check_checkpoint
 from reprolab.sweep import decide_job, record_decision
 from reprolab.trainer import build_trainer
 
@@ -40,8 +50,14 @@ def build_task(cfg: DictConfig) -> L.LightningModule:
     return task
 
 
+def check_resume(cfg: DictConfig) -> None:
+    """Refuse a missing, damaged or code-running `ckpt_path` before any set-up."""
+    if cfg.get("ckpt_path"):
+        check_checkpoint(cfg.ckpt_path)
+
+
 def fit(cfg: DictConfig, trainer: L.Trainer, task: L.LightningModule, datamodule) -> dict[str, float]:
-    trainer.fit(task, datamodule=datamodule, ckpt_path=cfg.get("ckpt_path"))
+    trainer.fit(task, datamodule=datamodule, ckpt_path=cfg.get("ckpt_path"), weights_only=True)
     metrics = {k: v for k, v in as_floats(trainer.callback_metrics).items() if not k.startswith("test/")}
     ckpt = trainer.checkpoint_callback
     if ckpt is not None and ckpt.best_model_score is not None:
@@ -53,13 +69,14 @@ def test_best(trainer: L.Trainer, task: L.LightningModule, datamodule) -> tuple[
     """Test the best checkpoint by the monitor (the final weights when there is none, e.g. fast_dev_run)."""
     ckpt = trainer.checkpoint_callback
     best = ckpt.best_model_path if ckpt is not None and ckpt.best_model_path else None
-    results = trainer.test(task, datamodule=datamodule, ckpt_path=best, weights_only=False)
+    results = trainer.test(task, datamodule=datamodule, ckpt_path=best, weights_only=True)
     return as_floats(merge_results(results)), best
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
     """Train and test one configuration; returns the metrics also written to `metrics.json`."""
     check_device(cfg.device)
+    check_resume(cfg)
     apply_device_settings(cfg.device)
     L.seed_everything(cfg.seed, workers=True)
     datamodule = instantiate(cfg.data)
@@ -118,11 +135,45 @@ def run_until_sigterm(cfg: DictConfig) -> dict[str, float]:
         sys.exit(128 + signal.SIGTERM)
 
 
-@hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="train")
-def main(cfg: DictConfig) -> float | None:
-    if cfg.get("print_config", True):
-        print_config_tree(cfg)
+def hold_run_folder(cfg: DictConfig):
+    """The run folder's lock; a folder another run writes to ends this one with one line (no error.txt there)."""
     try:
+        return lock_run_folder(cfg.paths.output_dir)
+    except RunFolderBusyError as err:
+        if _in_multirun():
+            raise
+        print(f"error: {one_line(err)}", file=sys.stderr)
+        sys.exit(err.exit_code)
+
+
+def mask_hydra_files() -> None:
+    """No secret passed as an override stays in plain text in the run folder's `.hydra/`."""
+    if HydraConfig.initialized() and HydraConfig.get().output_subdir is not None:
+        runtime = HydraConfig.get().runtime
+        mask_saved_config(Path(runtime.output_dir) / HydraConfig.get().output_subdir)
+
+
+@hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="train")
+def hydra_main(cfg: DictConfig) -> float | None:
+    with hold_run_folder(cfg):
+        mask_hydra_files()
+        return _main(cfg)
+
+
+def check_config(cfg: DictConfig) -> None:
+    """Every interpolation resolves and the device exists: checked before the tree is printed or anything built."""
+    try:
+        OmegaConf.to_container(cfg, resolve=True)
+    except OmegaConfBaseException as err:
+        raise ConfigError(f"{one_line(err)}; fix that override, or pick a group option this preset can use") from None
+    check_device(cfg.device)
+
+
+def _main(cfg: DictConfig) -> float | None:
+    try:
+        check_config(cfg)
+        if cfg.get("print_config", True):
+            print_config_tree(cfg)
         done = resume_or_skip(cfg)
         return sweep_value(cfg, done if done is not None else run_until_sigterm(cfg))
     except (ReprolabError, InstantiationException) as caught:
@@ -136,6 +187,25 @@ def main(cfg: DictConfig) -> float | None:
             raise err from caught
         print(f"error: {one_line(err)}", file=sys.stderr)
         sys.exit(err.exit_code)
+
+
+def main() -> None:
+    """`reprolab-train`: Hydra's own config errors (unknown key, bad override, unresolvable interpolation) end
+    with one line and exit 2, anything unexpected with one line and exit 1; `HYDRA_FULL_ERROR=1` shows the traceback."""
+    if os.environ.get("HYDRA_FULL_ERROR") == "1":
+        hydra_main()
+        return
+    os.environ["HYDRA_FULL_ERROR"] = "1"  # let Hydra's exceptions reach us instead of printing them
+    try:
+        hydra_main()
+    except (HydraException, OmegaConfBaseException) as err:
+        text = " ".join(str(err).split("Config search path")[0].split())  # Hydra's advice (the options of a group, `+key=`) is on later lines
+        print(f"error: {text}; see `reprolab-train --help` or the group's options under conf/", file=sys.stderr)
+        sys.exit(2)
+    except Exception as err:  # noqa: BLE001 — a bug, not bad input: one line, the traceback on request
+        print(f"error: unexpected {type(err).__name__}: {one_line(err)}; rerun with HYDRA_FULL_ERROR=1 for the "
+              "traceback", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

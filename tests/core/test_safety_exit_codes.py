@@ -1,0 +1,37 @@
+"""Hydra-level config errors exit 2, unexpected errors exit 1, each as one line; the config is checked first."""
+
+from __future__ import annotations
+
+import pytest
+
+from reprolab import train
+from tests.core.cli import run_cli
+
+
+def one_error_line(result):
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr[-2000:]
+    return lines[0]
+
+
+@pytest.mark.parametrize(("override", "says"), [("optimizer.lrr=0.1", "Could not override 'optimizer.lrr'"),
+                                                ("model=no_such_model", "Could not find 'model/no_such_model'"),
+                                                ("optimizer.lr=${nope}", "Interpolation key 'nope' not found")])
+def test_config_errors_exit_2_before_the_tree_is_printed(tmp_path, override, says):
+    result = run_cli("reprolab-train", f"hydra.run.dir={tmp_path}", override, env={"HYDRA_FULL_ERROR": None})
+    assert result.returncode == 2
+    assert says in one_error_line(result)
+    assert result.stdout.strip() == ""  # no config tree before the error
+
+
+def test_unexpected_error_exits_1_with_one_line(monkeypatch, capsys):
+    def broken():
+        raise RuntimeError("boom\nsecond line")
+
+    monkeypatch.delenv("HYDRA_FULL_ERROR", raising=False)
+    monkeypatch.setattr(train, "hydra_main", broken)
+    with pytest.raises(SystemExit) as caught:
+        train.main()
+    assert caught.value.code == 1
+    err = capsys.readouterr().err.strip()
+    assert err == "error: unexpected RuntimeError: boom; rerun with HYDRA_FULL_ERROR=1 for the traceback"
