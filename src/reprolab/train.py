@@ -206,6 +206,8 @@ def main() -> None:
         print(f"error: unexpected {type(err).__name__}: {one_line(err)}; rerun with HYDRA_FULL_ERROR=1 for the "
               "traceback", file=sys.stderr)
         sys.exit(1)
+    finally:
+        os.environ.pop("HYDRA_FULL_ERROR", None)  # in-process callers (tests, notebooks) keep their environment
 
 
 if __name__ == "__main__":
