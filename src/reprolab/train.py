@@ -95,11 +95,12 @@ def run(cfg: DictConfig) -> dict[str, float]:
 
 
 def sweep_value(cfg: DictConfig, metrics: dict) -> float | None:
-    """The number a sweeper optimises: `optimized_metric`, or its `best/` value when that was tracked."""
+    """The number a sweeper optimises: the best value of `optimized_metric` over the run (its `best/` entry,
+    what the tested checkpoint scored), else its last value when no best was tracked."""
     name = cfg.get("optimized_metric")
     if not name:
         return None
-    value = metrics.get(name, metrics.get(f"best/{name}"))
+    value = metrics.get(f"best/{name}", metrics.get(name))
     return None if value is None else float(value)
 
 
