@@ -47,7 +47,7 @@ def test_the_engine_hands_the_losses_to_the_hook_before_any_backward(weighting):
 def test_nan_targets_stop_the_run_with_exit_3_instead_of_looping(tmp_path):
     """Before the hook the step was skipped, global_step stayed 0 and a max_steps run never ended."""
     data = "data.problem._target_=tests.core.mtl.nan_fakes.synthetic_with_nan_targets"
-    result = run_cli("reprolab-train", *SYNTHETIC, data, f"hydra.run.dir={tmp_path}", timeout=300)
+    result = run_cli("reprolab-train", *SYNTHETIC, data, f"hydra.run.dir={tmp_path}", timeout=900)
     assert result.returncode == 3
     assert "loss became [" in error_line(result) and ", nan] at step 0" in error_line(result)
     assert (tmp_path / "error.txt").read_text().startswith("NonFiniteLossError: loss became")
@@ -56,7 +56,7 @@ def test_nan_targets_stop_the_run_with_exit_3_instead_of_looping(tmp_path):
 
 def test_nan_at_step_10_keeps_the_checkpoints_of_the_validation_at_step_8(tmp_path):
     task = ["task._target_=tests.core.mtl.nan_fakes.NaNTargetsAfterStepTask", "+task.nan_at_step=10"]
-    result = run_cli("reprolab-train", *SYNTHETIC, *task, *CHECKPOINTS, f"hydra.run.dir={tmp_path}", timeout=300)
+    result = run_cli("reprolab-train", *SYNTHETIC, *task, *CHECKPOINTS, f"hydra.run.dir={tmp_path}", timeout=900)
     assert result.returncode == 3
     assert "at step 10" in error_line(result) and "last good checkpoint is" in error_line(result)
     last = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=True)
@@ -66,7 +66,7 @@ def test_nan_at_step_10_keeps_the_checkpoints_of_the_validation_at_step_8(tmp_pa
 
 
 def test_more_than_one_process_is_refused_before_set_up(tmp_path):
-    result = run_cli("reprolab-train", *SYNTHETIC, "device=ddp_cpu", f"hydra.run.dir={tmp_path}", timeout=300)
+    result = run_cli("reprolab-train", *SYNTHETIC, "device=ddp_cpu", f"hydra.run.dir={tmp_path}", timeout=900)
     assert result.returncode == 2
     line = error_line(result)
     assert "MTLTask runs on one process only" in line and "device=ddp_cpu starts 2" in line
