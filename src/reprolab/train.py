@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import hydra
@@ -17,12 +18,13 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.errors import HydraException, InstantiationException
 from hydra.types import RunMode
 from hydra.utils import instantiate
+from lightning.fabric.utilities.rank_zero import rank_zero_only
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from reprolab.config import CONF_DIR
-from reprolab.device import apply_device_settings, check_device
+from reprolab.device import apply_device_settings, check_device, check_world_size
 from reprolab.errors import ConfigError, ReprolabError, RunFolderBusyError, from_instantiation, one_line
 from reprolab.loggers import finish_loggers
 from reprolab.provenance import git_commit
@@ -138,7 +140,10 @@ def run_until_sigterm(cfg: DictConfig) -> dict[str, float]:
 
 
 def hold_run_folder(cfg: DictConfig):
-    """The run folder's lock; a folder another run writes to ends this one with one line (no error.txt there)."""
+    """The run folder's lock; a folder another run writes to ends this one with one line (no error.txt there).
+    A DDP rank that rank 0 launched into rank 0's folder runs under rank 0's lock."""
+    if rank_zero_only.rank != 0:
+        return nullcontext()
     try:
         return lock_run_folder(cfg.paths.output_dir)
     except RunFolderBusyError as err:
@@ -169,6 +174,7 @@ def check_config(cfg: DictConfig) -> None:
     except OmegaConfBaseException as err:
         raise ConfigError(f"{one_line(err)}; fix that override, or pick a group option this preset can use") from None
     check_device(cfg.device)
+    check_world_size(cfg)
 
 
 def _main(cfg: DictConfig) -> float | None:
