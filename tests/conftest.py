@@ -28,13 +28,28 @@ def cifar_folder(data_dir: Path) -> Path:
     return path
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item):
-    """A test that reaches a paper's optional package that is not installed is skipped with the one-line reason
-    (`rdkit is not installed; ... pip install -e '.[degradequery]'`), not failed."""
+def _skip_missing_extra():
+    """A test (or its fixture) that reaches a paper's optional package that is not installed is skipped with the
+    one-line reason (`rdkit is not installed; ... pip install -e '.[degradequery]'`), not failed; also when
+    Hydra's instantiate wrapped that error."""
     from reprolab.extras import MissingExtraError
 
     try:
         return (yield)
-    except MissingExtraError as err:
-        pytest.skip(str(err))
+    except Exception as err:
+        cause = err
+        while cause is not None and not isinstance(cause, MissingExtraError):
+            cause = cause.__cause__ or cause.__context__
+        if cause is None:
+            raise
+        pytest.skip(str(cause))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    return (yield from _skip_missing_extra())
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    return (yield from _skip_missing_extra())

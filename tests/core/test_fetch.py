@@ -71,6 +71,13 @@ def test_a_download_that_does_not_match_leaves_no_folder(tmp_path, serve):
     assert not (tmp_path / "data" / "toy").exists() and not list((tmp_path / "data").iterdir())
 
 
+def test_a_failed_download_names_the_url_and_leaves_no_folder(tmp_path, serve):
+    url = serve(tmp_path / "not-there.txt")
+    with pytest.raises(ReprolabError, match=f"could not download {re.escape(url)} .*404"):
+        fetch("toy", tmp_path / "data", {"toy": Dataset("0" * 64, "a toy", {"input.txt": url})})
+    assert not list((tmp_path / "data").iterdir())
+
+
 def test_unknown_name_lists_the_registry():
     with pytest.raises(ReprolabError, match="no dataset 'nope' to fetch; known: .*tinyshakespeare"):
         fetch("nope")

