@@ -17,6 +17,7 @@ import hashlib
 import sys
 import tempfile
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,20 +130,25 @@ def missing(name: str, path: Path | str, what: str | None = None) -> DatasetNotF
         f"{data_root()}/{name}) or set REPROLAB_DATA or paths.data_dir to a folder holding {name}/")
 
 
+@contextmanager
+def _reporting(url: str):
+    """A failed download (URLError is an OSError; torchvision raises RuntimeError) as one line naming the URL."""
+    try:
+        yield
+    except (OSError, RuntimeError) as err:
+        raise ReprolabError(f"could not download {url} ({err}); without network, copy the folder from a machine "
+                            "that has it (e.g. its shared data folder)") from None
+
+
 def _download_into(entry: Dataset, out: Path, work: Path) -> None:
     from torchvision.datasets.utils import download_and_extract_archive, download_url
 
-    url = entry.archive
-    try:
-        for rel, url in entry.files.items():
+    for rel, url in entry.files.items():
+        with _reporting(url):
             download_url(url, str((out / rel).parent), filename=Path(rel).name)
-        if entry.archive:
-            url = entry.archive
-            download_and_extract_archive(url, str(work), str(work / "extracted"), filename=entry.archive_name)
-    except (OSError, RuntimeError) as err:   # URLError is an OSError
-        raise ReprolabError(f"could not download {url} ({err}); without network, copy the folder from a machine "
-                            "that has it (e.g. its shared data folder)") from None
     if entry.archive:
+        with _reporting(entry.archive):
+            download_and_extract_archive(entry.archive, str(work), str(work / "extracted"), filename=entry.archive_name)
         entry.select(work / "extracted", out)
     if entry.derive:
         entry.derive(out)
