@@ -86,4 +86,5 @@ clean: ## Remove caches and local run folders (keeps .venv and data)
 	rm -rf .pytest_cache .ruff_cache logs outputs multirun
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
+include data.mk
 include $(wildcard experiments/*/targets.mk)

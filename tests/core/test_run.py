@@ -45,7 +45,7 @@ def test_eval_rejects_unknown_group_option(finished_run):
 
 
 def test_in_process_run_returns_sweep_value(tmp_path, cifar_folder):
-    cfg = compose(["experiment=cifar10/small_sgd_cpu", f"paths.data_dir={cifar_folder}", "debug=fdr",
+    cfg = compose(["experiment=cifar10/small_sgd_cpu", f"data.data_dir={cifar_folder}", "debug=fdr",
                    "logger=none", "model=mlp", "optimizer.lr=0.01"], output_dir=tmp_path)
     metrics = run(cfg)
     assert set(metrics) >= {"test/acc", "test/loss", "seed"}
