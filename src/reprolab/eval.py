@@ -114,6 +114,7 @@ def evaluate(cfg: DictConfig) -> dict[str, float]:
     metrics = as_floats(merge_results(results))
     if trainer.is_global_zero:
         write_metrics(cfg.paths.output_dir, {**metrics, "ckpt_path": cfg.ckpt_path})
+        print(f"metrics written to {Path(cfg.paths.output_dir) / 'metrics.json'}: {metrics}")
     return metrics
 
 
@@ -125,10 +126,9 @@ def hydra_main(composed: DictConfig) -> None:
         cfg = eval_config(composed.ckpt_path, composed, overrides)
         if cfg.get("print_config", True):
             print_config_tree(cfg)
-        metrics = evaluate(cfg)
+        evaluate(cfg)
     except ReprolabError as err:
         exit_with_one_line(err)
-    print(f"metrics written to {Path(cfg.paths.output_dir) / 'metrics.json'}: {metrics}")
 
 
 def exit_with_one_line(err: ReprolabError) -> None:
@@ -137,13 +137,17 @@ def exit_with_one_line(err: ReprolabError) -> None:
 
 
 def with_run_overrides(args: list[str]) -> list[str]:
-    """The command line with the run's own overrides placed before the user's first override (the user's win)."""
+    """The command line with the run's own overrides placed before the user's first override (the user's win);
+    those already there (a DDP worker, which Lightning starts with this command line) are not added twice."""
     ckpt = [a.partition("=")[2] for a in args if a.startswith("ckpt_path=")]
+    if not ckpt and any(a.startswith("-") for a in args):
+        return args  # Hydra's own flags (--help, --info) without a run
     if not ckpt:
         raise ConfigError(USAGE)
     check_checkpoint(ckpt[-1])  # before anything is built: refuse a pickle that asks to run code
     first = next((i for i, a in enumerate(args) if "=" in a and not a.startswith("-")), len(args))
-    return [*args[:first], *run_overrides(run_dir_of(ckpt[-1])), *args[first:]]
+    missing = [o for o in run_overrides(run_dir_of(ckpt[-1])) if o not in args]
+    return [*args[:first], *missing, *args[first:]]
 
 
 def config_error_line(err: Exception) -> str:
