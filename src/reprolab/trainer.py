@@ -6,7 +6,7 @@ import sys
 
 import lightning as L
 from hydra.utils import instantiate
-from lightning.pytorch.callbacks import LearningRateMonitor
+from lightning.pytorch.callbacks import LearningRateMonitor, ModelCheckpoint
 from omegaconf import DictConfig
 
 from reprolab.loggers import build_loggers, log_config
@@ -34,4 +34,12 @@ def build_trainer(cfg: DictConfig) -> L.Trainer:
     log_config(loggers, cfg)
     callbacks = build_callbacks(cfg.get("callbacks"), with_loggers=bool(loggers))
     return instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False,
+                       enable_checkpointing=checkpointing(cfg.trainer, callbacks),
                        enable_progress_bar=progress_bar(cfg.trainer.get("enable_progress_bar", True)))
+
+
+def checkpointing(trainer_cfg: DictConfig, callbacks: list[L.Callback]) -> bool:
+    """No checkpoints when `callbacks.model_checkpoint=null`: Lightning would otherwise add its own default
+    ModelCheckpoint, writing `epoch=…ckpt` at every validation (a third of a small claim job's fit time)."""
+    wanted = trainer_cfg.get("enable_checkpointing", True)
+    return bool(wanted) and any(isinstance(c, ModelCheckpoint) for c in callbacks)
