@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import wandb
 from omegaconf import OmegaConf
 
 from reprolab.loggers import summarize_best
@@ -44,6 +45,7 @@ def test_summary_holds_the_monitors_best_not_its_last(tmp_path, monkeypatch):
     for step, (loss, acc) in enumerate([(0.5, 0.1), (0.2, 0.9), (0.7, 0.3)]):
         logger.log_metrics({"val/loss": loss, "val/acc": acc}, step=step)
     logger.experiment.finish()
+    wandb.teardown()  # waits for the service to write the run file (finish alone can return before)
     [offline] = list(tmp_path.glob("wandb/offline-run-*/run-*.wandb"))
     summary = final_summary(read_records(offline))
     assert summary["val/loss"] == {"min": 0.2} and summary["val/acc"] == 0.3  # the monitor's best; others their last
