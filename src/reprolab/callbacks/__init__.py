@@ -2,7 +2,8 @@
 
 from reprolab.callbacks.checkpoint import BufferedCheckpoint
 from reprolab.callbacks.finite_loss import FiniteLossGuard
+from reprolab.callbacks.requeue import RequeueCheckpoint
 from reprolab.callbacks.rng_state import RNGStateCheckpoint
 from reprolab.callbacks.step_timer import StepTimer
 
-__all__ = ["BufferedCheckpoint", "FiniteLossGuard", "RNGStateCheckpoint", "StepTimer"]
+__all__ = ["BufferedCheckpoint", "FiniteLossGuard", "RequeueCheckpoint", "RNGStateCheckpoint", "StepTimer"]
