@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -17,6 +18,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.errors import HydraException, InstantiationException
 from hydra.types import RunMode
 from hydra.utils import instantiate
+from lightning.pytorch.utilities import rank_zero_only
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
@@ -139,7 +141,10 @@ def run_until_sigterm(cfg: DictConfig) -> dict[str, float]:
 
 
 def hold_run_folder(cfg: DictConfig):
-    """The run folder's lock; a folder another run writes to ends this one with one line (no error.txt there)."""
+    """The run folder's lock; a folder another run writes to ends this one with one line (no error.txt there).
+    The other ranks of a distributed run work in rank 0's folder under its lock."""
+    if rank_zero_only.rank > 0:
+        return contextlib.nullcontext()
     try:
         return lock_run_folder(cfg.paths.output_dir)
     except RunFolderBusyError as err:
