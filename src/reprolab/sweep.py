@@ -101,6 +101,9 @@ def decisions_line(counts: dict[str, int]) -> str:
 
 
 class Sweep(SweepReport):
+    """The sweep report and the decisions line, from rank 0 only: each extra rank of a DDP job that Lightning
+    starts on this machine re-runs the whole `-m` command (its Hydra relaunch) in step with rank 0."""
+
     def __init__(self, report_interval_s: float = 30.0):
         self.report_interval_s = report_interval_s
         self._reported_at = time.monotonic()
@@ -108,14 +111,17 @@ class Sweep(SweepReport):
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         self._started_at = time.time() - 1.0  # file mtimes may be coarser than time.time()
-        super().on_multirun_start(config, **kwargs)
+        if rank_zero_only.rank == 0:
+            super().on_multirun_start(config, **kwargs)
 
     def on_job_end(self, config: DictConfig, job_return: JobReturn, **kwargs: Any) -> None:
         failed = job_return.status == JobStatus.FAILED
-        if failed or time.monotonic() - self._reported_at >= self.report_interval_s:
+        due = failed or time.monotonic() - self._reported_at >= self.report_interval_s
+        if due and rank_zero_only.rank == 0:
             super().on_job_end(config, job_return, **kwargs)
             self._reported_at = time.monotonic()
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
-        super().on_multirun_end(config, **kwargs)
-        print(decisions_line(count_decisions(config.hydra.sweep.dir, self._started_at)))
+        if rank_zero_only.rank == 0:
+            super().on_multirun_end(config, **kwargs)
+            print(decisions_line(count_decisions(config.hydra.sweep.dir, self._started_at)))

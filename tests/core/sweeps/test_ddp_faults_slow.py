@@ -1,7 +1,7 @@
 """A 2-process `device=ddp_cpu` run that loses a rank mid-run ends on every rank with one line within a
 bounded time (a killed rank: at once; a silent one: after `device.timeout_s`), leaves no process behind, and
-the rerun with `ckpt_path=` ends with the metrics of an unbroken run (the checkpoint is an epoch end's, and
-DistributedSampler's order depends only on seed and epoch, so the resume is exact)."""
+the rerun (`ckpt_path=`, or the same `-m` sweep) ends with the metrics of an unbroken run (the checkpoint is
+an epoch end's, and DistributedSampler's order depends only on seed and epoch, so the resume is exact)."""
 
 from __future__ import annotations
 
@@ -30,11 +30,13 @@ def unbroken(tmp_path_factory, cifar_folder) -> dict:
     return json.loads((run / "metrics.json").read_text())
 
 
-def hit_a_rank(run: Path, data_dir: Path, rank: int, signum: int, *extra: str) -> tuple[int, str, float]:
-    """Start the run, send `signum` to `rank` once epoch 0's last.ckpt is written; (exit code of rank 0's
-    process, its stderr and that of the ranks it started, seconds from the signal to the end)."""
+def hit_a_rank(run: Path, data_dir: Path, rank: int, signum: int, *extra: str, args=None) -> tuple[int, str, float]:
+    """Start the run (or `args`, writing into `run`), send `signum` to `rank` once epoch 0's last.ckpt is
+    written; (exit code of rank 0's process, its stderr and that of the ranks it started, seconds from the
+    signal to the end)."""
     env = {**os.environ, "PYTHONPATH": PYTHONPATH, "OMP_NUM_THREADS": "1"}
-    proc = subprocess.Popen([str(BIN / "reprolab-train"), *small_run_args(run, data_dir, *DDP, *extra)],
+    args = args or small_run_args(run, data_dir, *DDP, *extra)
+    proc = subprocess.Popen([str(BIN / "reprolab-train"), *args],
                             cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 600
     while not (run / "checkpoints" / "last.ckpt").exists() and proc.poll() is None and time.time() < deadline:
@@ -88,3 +90,30 @@ def test_a_silent_rank_ends_the_run_after_device_timeout_s(tmp_path, cifar_folde
     assert code == 4 and timeout_s - 5 < seconds < timeout_s + 60, (code, seconds, err[-3000:])
     (line,) = error_lines(err)
     assert line.startswith("error: rank 0 of 2: another rank is gone") and "Timed out" in line
+
+
+def test_a_ddp_sweep_with_a_rank_killed_in_its_second_job_reruns_to_the_same_metrics(tmp_path, cifar_folder):
+    """Lightning's extra rank re-runs the `-m` command in step with rank 0 (its Hydra relaunch): it makes the
+    same skip/resume decisions, and a rank lost in job 1 ends the whole sweep, which a rerun finishes."""
+    def sweep_args(sweep):
+        return ["-m", "experiment=cifar10/small_sgd_cpu", f"paths.data_dir={cifar_folder}", "print_config=false",
+                "data.batch_size=16", *DDP, f"paths.root_dir={tmp_path}", f"hydra.sweep.dir={sweep}", "seed=0,1"]
+
+    def numbers(sweep):
+        return [{k: json.loads((sweep / job / "metrics.json").read_text())[k] for k in NUMBERS} for job in "01"]
+
+    unbroken, killed = tmp_path / "unbroken", tmp_path / "killed"
+    result = run_cli("reprolab-train", *sweep_args(unbroken))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert [ln for ln in result.stdout.splitlines() if ln.startswith("sweep jobs:")] == [
+        "sweep jobs: 0 skipped, 0 resumed, 2 started"]  # rank 0's line only
+
+    code, err, seconds = hit_a_rank(killed / "1", cifar_folder, 1, signal.SIGKILL, args=sweep_args(killed))
+    assert code == 4 and seconds < 60 and len(error_lines(err)) == 1, (code, seconds, err[-3000:])
+    assert (killed / "0" / "metrics.json").is_file() and not (killed / "1" / "metrics.json").exists()
+
+    result = run_cli("reprolab-train", *sweep_args(killed))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "sweep jobs: 1 skipped, 1 resumed, 0 started" in result.stdout
+    for a, b in zip(numbers(unbroken), numbers(killed), strict=True):
+        assert b == pytest.approx(a, abs=1e-6)
