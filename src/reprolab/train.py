@@ -39,6 +39,7 @@ from reprolab.run_folder import (
 )
 from reprolab.safe_load import check_checkpoint
 from reprolab.sweep import decide_job, record_decision
+from reprolab.sweep_compose import compose_once
 from reprolab.trainer import build_trainer
 
 
@@ -200,6 +201,7 @@ def _main(cfg: DictConfig) -> float | None:
 def main() -> None:
     """`reprolab-train`: Hydra's own config errors (unknown key, bad override, unresolvable interpolation) end
     with one line and exit 2, anything unexpected with one line and exit 1; `HYDRA_FULL_ERROR=1` shows the traceback."""
+    compose_once()
     if os.environ.get("HYDRA_FULL_ERROR") == "1":
         hydra_main()
         return
