@@ -55,7 +55,10 @@ def check_world_size(cfg: DictConfig) -> None:
     """A task class with a `single_process` reason (it writes `.grad` itself, so DDP's all-reduce never runs)
     is refused on more than one process, before any process starts."""
     target = (cfg.get("task") or {}).get("_target_")
-    reason = getattr(get_object(target), "single_process", None) if target else None
+    try:
+        reason = getattr(get_object(target), "single_process", None) if target else None
+    except Exception:  # noqa: BLE001 — a bad `_target_` is reported where the task is built
+        reason = None
     n = world_size(cfg.device)
     if reason and n > 1:
         raise ConfigError(f"{cfg.task._target_} runs on one process only ({reason}), but device={cfg.device.name} "

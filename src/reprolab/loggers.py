@@ -142,6 +142,19 @@ def log_config(loggers: list, cfg: DictConfig) -> None:
         logger.log_hyperparams(resolved)
 
 
+def summarize_best(loggers: list, monitor: DictConfig | None) -> None:
+    """The W&B run summary of the monitored metric holds its best value (`{"max": …}` / `{"min": …}` by the
+    monitor's mode), not the last one logged; Lightning's step axis is kept for it."""
+    from lightning.pytorch.loggers import WandbLogger
+
+    if not monitor or not monitor.get("metric"):
+        return
+    for logger in loggers:
+        if isinstance(logger, WandbLogger):
+            logger.experiment.define_metric(monitor.metric, summary=str(monitor.get("mode", "min")),
+                                            step_metric="trainer/global_step", step_sync=True)
+
+
 def finish_loggers(loggers: list) -> None:
     """Close W&B runs now, so an offline run file is complete when the command returns."""
     from lightning.pytorch.loggers import WandbLogger

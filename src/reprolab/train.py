@@ -5,11 +5,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import hydra
@@ -17,18 +17,18 @@ import lightning as L
 from hydra.core.hydra_config import HydraConfig
 from hydra.errors import HydraException, InstantiationException
 from hydra.types import RunMode
-from hydra.utils import instantiate
-from lightning.pytorch.utilities import rank_zero_only
+from lightning.fabric.utilities.rank_zero import rank_zero_only
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from reprolab.config import CONF_DIR
-from reprolab.device import apply_device_settings, check_device
+from reprolab.device import check_device, check_world_size
 from reprolab.errors import ConfigError, ReprolabError, RunFolderBusyError, from_instantiation, one_line
 from reprolab.loggers import finish_loggers
 from reprolab.provenance import git_commit
 from reprolab.rich_tree import print_config_tree
+from reprolab.run_builder import build_run, build_task  # noqa: F401 - build_task: importable from here as before
 from reprolab.run_folder import (
     as_floats,
     lock_run_folder,
@@ -40,17 +40,6 @@ from reprolab.run_folder import (
 from reprolab.safe_load import check_checkpoint
 from reprolab.sweep import decide_job, record_decision
 from reprolab.sweep_compose import compose_once
-from reprolab.trainer import build_trainer
-
-
-def build_task(cfg: DictConfig) -> L.LightningModule:
-    model = instantiate(cfg.model)
-    optimizer = instantiate(cfg.optimizer)
-    scheduler = instantiate(cfg.scheduler) if cfg.get("scheduler") else None
-    task = instantiate(cfg.task, model=model, optimizer=optimizer, scheduler=scheduler)
-    if cfg.device.get("compile"):
-        task.model.compile()  # in place: checkpoint keys stay those of the plain model
-    return task
 
 
 def check_resume(cfg: DictConfig) -> None:
@@ -78,13 +67,8 @@ def test_best(trainer: L.Trainer, task: L.LightningModule, datamodule) -> tuple[
 
 def run(cfg: DictConfig) -> dict[str, float]:
     """Train and test one configuration; returns the metrics also written to `metrics.json`."""
-    check_device(cfg.device)
     check_resume(cfg)
-    apply_device_settings(cfg.device)
-    L.seed_everything(cfg.seed, workers=True)
-    datamodule = instantiate(cfg.data)
-    task = build_task(cfg)
-    trainer = build_trainer(cfg)
+    datamodule, task, trainer = build_run(cfg)
     metrics = fit(cfg, trainer, task, datamodule)
     if cfg.get("test_after_fit", True):
         test_metrics, best = test_best(trainer, task, datamodule)
@@ -143,9 +127,9 @@ def run_until_sigterm(cfg: DictConfig) -> dict[str, float]:
 
 def hold_run_folder(cfg: DictConfig):
     """The run folder's lock; a folder another run writes to ends this one with one line (no error.txt there).
-    The other ranks of a distributed run work in rank 0's folder under its lock."""
-    if rank_zero_only.rank > 0:
-        return contextlib.nullcontext()
+    A DDP rank that rank 0 launched into rank 0's folder runs under rank 0's lock."""
+    if rank_zero_only.rank != 0:
+        return nullcontext()
     try:
         return lock_run_folder(cfg.paths.output_dir)
     except RunFolderBusyError as err:
@@ -176,6 +160,7 @@ def check_config(cfg: DictConfig) -> None:
     except OmegaConfBaseException as err:
         raise ConfigError(f"{one_line(err)}; fix that override, or pick a group option this preset can use") from None
     check_device(cfg.device)
+    check_world_size(cfg)
 
 
 def _main(cfg: DictConfig) -> float | None:
