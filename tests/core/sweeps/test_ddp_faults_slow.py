@@ -96,7 +96,7 @@ def test_a_ddp_sweep_with_a_rank_killed_in_its_second_job_reruns_to_the_same_met
     """Lightning's extra rank re-runs the `-m` command in step with rank 0 (its Hydra relaunch): it makes the
     same skip/resume decisions, and a rank lost in job 1 ends the whole sweep, which a rerun finishes."""
     def sweep_args(sweep):
-        return ["-m", "experiment=cifar10/small_sgd_cpu", f"paths.data_dir={cifar_folder}", "print_config=false",
+        return ["-m", "experiment=cifar10/small_sgd_cpu", f"data.data_dir={cifar_folder}", "print_config=false",
                 "data.batch_size=16", *DDP, f"paths.root_dir={tmp_path}", f"hydra.sweep.dir={sweep}", "seed=0,1"]
 
     def numbers(sweep):

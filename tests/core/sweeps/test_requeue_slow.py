@@ -34,7 +34,7 @@ TOLERANCE = {"val/loss": 0.05, "test/loss": 0.05, "val/acc": 0.05, "test/acc": 0
 
 
 def job_args(sweep, data_dir, *extra) -> list[str]:
-    return [*JOB, f"paths.data_dir={data_dir}", f"paths.root_dir={sweep.parent}", f"hydra.sweep.dir={sweep}", *extra]
+    return [*JOB, f"data.data_dir={data_dir}", f"paths.root_dir={sweep.parent}", f"hydra.sweep.dir={sweep}", *extra]
 
 
 @pytest.fixture(scope="module")

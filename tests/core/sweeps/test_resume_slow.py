@@ -23,7 +23,7 @@ NUMBERS = ("val/loss", "val/acc", "test/loss", "test/acc", "best/val/acc")
 
 
 def sweep_args(sweep, data_dir) -> list[str]:
-    return [*GRID, f"paths.data_dir={data_dir}", f"paths.root_dir={sweep.parent}", f"hydra.sweep.dir={sweep}"]
+    return [*GRID, f"data.data_dir={data_dir}", f"paths.root_dir={sweep.parent}", f"hydra.sweep.dir={sweep}"]
 
 
 def numbers(sweep) -> dict:
