@@ -113,14 +113,16 @@ def resume_or_skip(cfg: DictConfig) -> dict | None:
 
 
 def run_until_sigterm(cfg: DictConfig) -> dict[str, float]:
-    """`run`; a SIGTERM (Lightning stops at the next step, checkpoints get written) exits 143, not 0."""
+    """`run`; a SIGTERM (Lightning stops at the next step, checkpoints get written) exits 143, not 0, and the
+    requeue signal (callbacks/requeue.py: last.ckpt of that step written) exits 128 + its number (SIGUSR2: 140)."""
     try:
         return run(cfg)
-    except SIGTERMException:
+    except SIGTERMException as stop:
+        signum = getattr(stop, "signum", signal.SIGTERM)  # RequeueRequested: the scheduler's requeue signal
         last = Path(cfg.paths.output_dir) / "checkpoints" / "last.ckpt"
-        print(f"stopped by SIGTERM; resume with ckpt_path={last} (a -m sweep rerun into the same folder "
+        print(f"stopped by {signal.Signals(signum).name}; resume with ckpt_path={last} (a -m sweep rerun into the same folder "
               "resumes by itself)", file=sys.stderr)
-        sys.exit(128 + signal.SIGTERM)
+        sys.exit(128 + signum)
 
 
 def hold_run_folder(cfg: DictConfig):
