@@ -183,14 +183,18 @@ def _main(cfg: DictConfig) -> float | None:
         sys.exit(err.exit_code)
 
 
+_OURS = "REPROLAB_SET_HYDRA_FULL_ERROR"
+
+
 def main() -> None:
     """`reprolab-train`: Hydra's own config errors (unknown key, bad override, unresolvable interpolation) end
     with one line and exit 2, anything unexpected with one line and exit 1; `HYDRA_FULL_ERROR=1` shows the traceback."""
     compose_once()
-    if os.environ.get("HYDRA_FULL_ERROR") == "1":
+    ours = os.environ.get(_OURS) == "1"  # a DDP rank started by a run that set HYDRA_FULL_ERROR itself
+    if os.environ.get("HYDRA_FULL_ERROR") == "1" and not ours:
         hydra_main()
         return
-    os.environ["HYDRA_FULL_ERROR"] = "1"  # let Hydra's exceptions reach us instead of printing them
+    os.environ.update({"HYDRA_FULL_ERROR": "1", _OURS: "1"})  # let Hydra's exceptions reach us instead of printing them
     try:
         hydra_main()
     except (HydraException, OmegaConfBaseException) as err:
@@ -202,7 +206,8 @@ def main() -> None:
               "traceback", file=sys.stderr)
         sys.exit(1)
     finally:
-        os.environ.pop("HYDRA_FULL_ERROR", None)  # in-process callers (tests, notebooks) keep their environment
+        for name in ("HYDRA_FULL_ERROR", _OURS):  # in-process callers (tests, notebooks) keep their environment
+            os.environ.pop(name, None)
 
 
 if __name__ == "__main__":
