@@ -42,14 +42,18 @@ def _table(kind: str, mols: list, bits: int) -> np.ndarray:
     return np.stack([generator.GetCountFingerprintAsNumPy(m) for m in mols]).astype(np.float32)
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=16)
+def kind_table(smiles: tuple[str, ...], kind: str, bits: int = 2048) -> np.ndarray:
+    """[len(smiles), width] float32 of one kind (cached: a sweep computes each kind once)."""
+    from rdkit import Chem, RDLogger
+
+    RDLogger.DisableLog("rdApp.*")
+    return _table(kind, [Chem.MolFromSmiles(s) for s in smiles], bits)
+
+
 def mol_tables(smiles: tuple[str, ...], kinds: tuple[str, ...], bits: int = 2048) -> np.ndarray:
     """[len(smiles), sum of the kinds' widths] float32, the kinds' columns side by side in the order given."""
     unknown = [k for k in kinds if k not in KINDS]
     if unknown:
         raise ConfigError(f"data.mol_tables has unknown kinds {unknown}; choose from {list(KINDS)}")
-    from rdkit import Chem, RDLogger
-
-    RDLogger.DisableLog("rdApp.*")
-    mols = [Chem.MolFromSmiles(s) for s in smiles]
-    return np.concatenate([_table(kind, mols, bits) for kind in kinds], axis=1)
+    return np.concatenate([kind_table(smiles, kind, bits) for kind in kinds], axis=1)

@@ -157,9 +157,8 @@ class SklearnEstimatorTask(L.LightningModule):
     def on_test_epoch_end(self) -> None:
         """Test scored at the threshold chosen on held-out training scores, and the oracle cut (reported only)."""
         scored = self._scores("test")
-        if scored is not None:
-            threshold = self.selection.get(f"{self.threshold_from}/threshold") if self.threshold_from else None
-            self.log_dict(threshold_report(*scored, threshold, prefix="test/"))
+        if scored is not None and self.threshold_from:
+            self.log_dict(threshold_report(*scored, self.selection.get(f"{self.threshold_from}/threshold"), prefix="test/"))
 
     def validation_step(self, batch, batch_idx):
         self._evaluate(batch, "val")
