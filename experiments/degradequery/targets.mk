@@ -37,12 +37,12 @@ claim-degradequery-official: pretrain-degradequery-official ## DegradeQuery clai
 	-$(DQ_ENV) $(TRAIN) -m seed=$(DQ_SEEDS) experiment=$(DQ_OFFICIAL) print_config=false paths.data_dir=$(DQ_DATA) \
 	  hydra.sweep.dir=$(DQ_RUNS)/official 'hydra.sweep.subdir=$${setting}-$${seed}'
 	$(TABLE) $(DQ_RUNS)/official --group-by setting --metric test/auroc test/accuracy test/accuracy_at_threshold test/oracle_accuracy \
-	  test/f1_macro --no-curves --name official --results experiments/degradequery/RESULTS.md
+	  cv/auroc test/f1_macro --no-curves --name official --results experiments/degradequery/RESULTS.md
 
 claim-degradequery-protocol: ## the sklearn baselines' protocol, one choice changed back at a time: 5 ablation arms x 5 seeds -> its RESULTS.md block
 	-$(DQ_ENV) $(TRAIN) -m seed=$(DQ_SEEDS) experiment=$(DQ_PROTOCOL) print_config=false paths.data_dir=$(DQ_DATA) \
 	  hydra.sweep.dir=$(DQ_RUNS)/protocol 'hydra.sweep.subdir=$${setting}-$${seed}'
-	$(TABLE) $(DQ_RUNS)/official $(DQ_RUNS)/protocol --group-by setting --metric test/auroc test/accuracy --no-curves \
+	$(TABLE) $(DQ_RUNS)/protocol --group-by setting --metric test/auroc test/accuracy --no-curves \
 	  --name protocol --results experiments/degradequery/RESULTS.md
 
 pretrain-degradequery-refit: ## stage 1 of select-then-refit: pretraining on the corpus of the split without a carve, 5 seeds -> $(DQ_RUNS)/pretrain_refit/official-<seed>
@@ -51,7 +51,7 @@ pretrain-degradequery-refit: ## stage 1 of select-then-refit: pretraining on the
 claim-degradequery-refit: pretrain-degradequery-refit ## select-then-refit: the epoch count of each seed's carve-select `main` run (claim-degradequery-official), refit on every training triplet, 5 seeds
 	-$(DQ_ENV) $(TRAIN) -m seed=$(DQ_SEEDS) experiment=degradequery/main_refit print_config=false paths.data_dir=$(DQ_DATA) \
 	  hydra.sweep.dir=$(DQ_RUNS)/refit 'hydra.sweep.subdir=$${setting}-$${seed}'
-	$(TABLE) $(DQ_RUNS)/official $(DQ_RUNS)/refit --group-by setting --metric test/auroc test/accuracy test/oracle_accuracy \
+	$(TABLE) $(DQ_RUNS)/refit --group-by setting --metric test/auroc test/accuracy test/oracle_accuracy \
 	  refit/epochs --no-curves --name refit --results experiments/degradequery/RESULTS.md
 
 claim-degradequery-holdouts: pretrain-degradequery-holdouts ## DegradeQuery claim, scaffold and (target, E3) holdouts: 4 arms x 2 splits x 3 seeds -> its RESULTS.md block
@@ -95,5 +95,5 @@ reproduce-degradequery-target_e3: ## ablation: (target, E3) pair holdout, 5 seed
 claim-degradequery-search: ## toward the 0.92 goal, chosen on CV only: LightGBM, molecule tables, a soft vote, 3 seeds -> its RESULTS.md block
 	-$(DQ_ENV) $(TRAIN) -m seed=0,1,2 experiment=degradequery/lgbm_tuple,degradequery/vote_tuple,degradequery/lgbm_tuple_tables \
 	  print_config=false paths.data_dir=$(DQ_DATA) hydra.sweep.dir=$(DQ_RUNS)/search 'hydra.sweep.subdir=$${setting}-$${seed}'
-	$(TABLE) $(DQ_RUNS)/official $(DQ_RUNS)/search --group-by setting --metric cv/auroc test/auroc test/accuracy \
+	$(TABLE) $(DQ_RUNS)/search --group-by setting --metric cv/auroc test/auroc test/accuracy \
 	  test/accuracy_at_threshold test/oracle_accuracy --no-curves --name search --results experiments/degradequery/RESULTS.md
