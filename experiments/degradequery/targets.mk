@@ -48,7 +48,7 @@ claim-degradequery-protocol: ## the sklearn baselines' protocol, one choice chan
 pretrain-degradequery-refit: ## stage 1 of select-then-refit: pretraining on the corpus of the split without a carve, 5 seeds -> $(DQ_RUNS)/pretrain_refit/official-<seed>
 	$(call dq_pretrain,pretrain_refit,$(DQ_SEEDS),official)
 
-claim-degradequery-refit: pretrain-degradequery-refit ## select-then-refit: the epoch count of each seed's carve-select `main` run (claim-degradequery-official), refit on every training triplet, 5 seeds
+claim-degradequery-refit: claim-degradequery-official pretrain-degradequery-refit ## select-then-refit: the epoch count of each seed's carve-select `main` run (claim-degradequery-official), refit on every training triplet, 5 seeds
 	-$(DQ_ENV) $(TRAIN) -m seed=$(DQ_SEEDS) experiment=degradequery/main_refit print_config=false paths.data_dir=$(DQ_DATA) \
 	  hydra.sweep.dir=$(DQ_RUNS)/refit 'hydra.sweep.subdir=$${setting}-$${seed}'
 	$(TABLE) $(DQ_RUNS)/refit --group-by setting --metric test/auroc test/accuracy test/oracle_accuracy \
