@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import lightning as L
 import numpy as np
-import pandas as pd
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
@@ -60,17 +59,12 @@ class Protac8KDataModule(L.LightningDataModule):
             kwargs.update(test_fraction=h.test_fraction, split_seed=h.split_seed)
         self.split = SPLITS[h.split](self.data, **kwargs)
         self.inputs = TupleInputs(self.data, h.use_sequences, h.mol_encoder)
-        self.mol_x = torch.from_numpy(self._mol_tables()) if h.mol_tables else None
+        self.smiles = self.data.records.drop_duplicates("mol").set_index("mol").smiles.sort_index().tolist()
 
-    def _mol_tables(self) -> np.ndarray:
-        """The `mol_tables` kinds for the molecules of labelled rows (zeros elsewhere: no model reads them)."""
-        rows = pd.concat([self.split.train, self.split.val, self.split.test])
-        mols = np.unique(rows.mol.to_numpy())
-        smiles = self.data.records.drop_duplicates("mol").set_index("mol").smiles
-        table = mol_tables(tuple(smiles.loc[mols]), tuple(self.hparams.mol_tables), self.hparams.fp_bits)
-        out = np.zeros((len(smiles), table.shape[1]), dtype=np.float32)
-        out[mols] = table
-        return out
+    def _mol_x(self, mol: torch.Tensor) -> torch.Tensor:
+        """The `mol_tables` columns of a batch's molecules (computed on first use, `mol_tables.mol_row`)."""
+        kinds, bits = tuple(self.hparams.mol_tables), self.hparams.fp_bits
+        return torch.from_numpy(mol_tables(tuple(self.smiles[m] for m in mol.tolist()), kinds, bits))
 
     @property
     def num_targets(self) -> int:
@@ -87,7 +81,7 @@ class Protac8KDataModule(L.LightningDataModule):
     def _collate(self, items) -> dict[str, torch.Tensor]:
         tuples, labels = zip(*items, strict=True)
         tuples = torch.stack(tuples)
-        extra = {"mol_x": self.mol_x[tuples[:, 0]]} if self.mol_x is not None else {}
+        extra = {"mol_x": self._mol_x(tuples[:, 0])} if self.hparams.mol_tables else {}
         return {**self.inputs(tuples), **extra, "label": torch.stack(labels).float()}
 
     def _loader(self, rows, shuffle: bool) -> DataLoader:

@@ -7,7 +7,7 @@ Each kind is one RDKit representation per distinct SMILES: `ecfp_count` (Morgan 
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -28,32 +28,33 @@ def _generator(kind: str, bits: int):
     return gen.GetTopologicalTorsionGenerator(fpSize=bits)
 
 
-def _table(kind: str, mols: list, bits: int) -> np.ndarray:
+def _row(kind: str, mol, bits: int) -> np.ndarray:
     if kind == "maccs":
         from rdkit.Chem import MACCSkeys
 
-        return np.array([list(MACCSkeys.GenMACCSKeys(m)) for m in mols], dtype=np.float32)
+        return np.array(list(MACCSkeys.GenMACCSKeys(mol)), dtype=np.float32)
     if kind == "descriptors":
         from rdkit.Chem import Descriptors
 
-        values = np.array([list(Descriptors.CalcMolDescriptors(m).values()) for m in mols], dtype=np.float64)
+        values = np.array(list(Descriptors.CalcMolDescriptors(mol).values()), dtype=np.float64)
         return np.nan_to_num(np.clip(values, -1e6, 1e6)).astype(np.float32)
-    generator = _generator(kind, bits)
-    return np.stack([generator.GetCountFingerprintAsNumPy(m) for m in mols]).astype(np.float32)
+    return _generator(kind, bits).GetCountFingerprintAsNumPy(mol).astype(np.float32)
 
 
-@lru_cache(maxsize=16)
-def kind_table(smiles: tuple[str, ...], kind: str, bits: int = 2048) -> np.ndarray:
-    """[len(smiles), width] float32 of one kind (cached: a sweep computes each kind once)."""
-    from rdkit import Chem, RDLogger
-
-    RDLogger.DisableLog("rdApp.*")
-    return _table(kind, [Chem.MolFromSmiles(s) for s in smiles], bits)
-
-
-def mol_tables(smiles: tuple[str, ...], kinds: tuple[str, ...], bits: int = 2048) -> np.ndarray:
-    """[len(smiles), sum of the kinds' widths] float32, the kinds' columns side by side in the order given."""
+@cache
+def mol_row(smiles: str, kinds: tuple[str, ...], bits: int = 2048) -> np.ndarray:
+    """[sum of the kinds' widths] float32 of one molecule, the kinds side by side in the order given (cached: a
+    sweep computes each molecule once, and a one-batch run only its batch's molecules)."""
     unknown = [k for k in kinds if k not in KINDS]
     if unknown:
         raise ConfigError(f"data.mol_tables has unknown kinds {unknown}; choose from {list(KINDS)}")
-    return np.concatenate([kind_table(smiles, kind, bits) for kind in kinds], axis=1)
+    from rdkit import Chem, RDLogger
+
+    RDLogger.DisableLog("rdApp.*")
+    mol = Chem.MolFromSmiles(smiles)
+    return np.concatenate([_row(kind, mol, bits) for kind in kinds])
+
+
+def mol_tables(smiles: tuple[str, ...], kinds: tuple[str, ...], bits: int = 2048) -> np.ndarray:
+    """[len(smiles), sum of the kinds' widths] float32: `mol_row` of each molecule."""
+    return np.stack([mol_row(s, tuple(kinds), bits) for s in smiles])
