@@ -19,7 +19,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from reprolab.errors import CorruptDataError, DatasetNotFoundError
+from reprolab.data.fetch import missing
+from reprolab.errors import CorruptDataError
 
 ENB_FILE = "energy-efficiency-enb2012/energy_efficiency_clean.csv"
 
@@ -86,8 +87,7 @@ def enb(data_dir: str | Path, seed: int = 0) -> Problem:
     """UCI ENB2012: 8 standardised inputs, heating (t0) and cooling (t1) load; MAE in kWh/m²."""
     path = Path(data_dir) / ENB_FILE
     if not path.is_file():
-        raise DatasetNotFoundError(f"no ENB2012 file at '{path}'; point data_dir at the folder holding "
-                                   f"'{ENB_FILE}' (e.g. ../shared/data)")
+        raise missing("energy-efficiency-enb2012", data_dir, f"ENB2012 file '{ENB_FILE}'")
     import pandas as pd
 
     try:

@@ -38,11 +38,11 @@ reproduce-apt-qm9: ## same grid on QM9 11 targets, MPNN 300 epochs (1 GPU each, 
 
 APT_CLAIM_WEIGHTINGS ?= ew,pcgrad,mgda,imtl,dbmtl,alignedmtl,rlw,famo
 APT_CLAIM_SEEDS ?= 0,1,2
-APT_CLAIM = $(CPU1) $(TRAIN) -m print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data)
+APT_CLAIM = $(CPU1) $(TRAIN) -m print_config=false $(DATA_OVERRIDE)
 APT_CLAIM_TABLE = $(TABLE) logs/claims/apt/mtl logs/claims/apt/stl_synthetic logs/claims/apt/stl_digits logs/claims/apt/stl_enb --group-by task.single_task task.weighting optimizer --no-curves \
   --results experiments/apt/RESULTS.md
 
-claim-apt: ## CPU claim check through the trainer: 8 weightings x {adam,apt_adam,muon,apt_muon} x 3 seeds on synthetic/digits/ENB2012 + single-task runs -> RESULTS.md blocks + claims (~15 CPU-min on 1 thread, est. from 430 s for the EW/PCGrad/MGDA subset)
+claim-apt: ## CPU claim check through the trainer: 8 weightings x {adam,apt_adam,muon,apt_muon} x 3 seeds on synthetic/digits/ENB2012 + single-task runs -> RESULTS.md blocks + claims (~10 CPU-min on 1 thread: 585 s measured)
 	-$(APT_CLAIM) experiment=apt/claim_synthetic task.single_task=task0,task1 optimizer=adam,muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/stl_synthetic
 	-$(APT_CLAIM) experiment=apt/claim_digits task.single_task=left,right optimizer=adam,muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/stl_digits
 	-$(APT_CLAIM) experiment=apt/claim_enb task.single_task=heating,cooling optimizer=adam,muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/stl_enb

@@ -63,7 +63,9 @@ class TabularRegressionDataModule(L.LightningDataModule):
         self.sets = {k: TensorDataset(x[i], y[i], sigma[i]) for k, i in self.indices.items()}
 
     def loader(self, split: str, shuffle: bool = False) -> DataLoader:
-        return DataLoader(self.sets[split], batch_size=self.batch_size, shuffle=shuffle)
+        """Training batches of `batch_size`; an evaluation split as one batch (its metrics see the whole split)."""
+        return DataLoader(self.sets[split], batch_size=self.batch_size if shuffle else len(self.sets[split]),
+                          shuffle=shuffle)
 
     def train_dataloader(self) -> DataLoader:
         if self.fit_on == "train":

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import torch
 
+from reprolab.data.fetch import missing
 from reprolab.errors import ConfigError, CorruptDataError, DatasetNotFoundError
 
 ENERGY_FILE = "energy-efficiency-enb2012/energy_efficiency_clean.csv"
@@ -37,8 +38,7 @@ def energy(data_dir: str, target: str = "Y1") -> Table:
     """UCI ENB2012: 8 building descriptors -> heating (Y1) or cooling (Y2) load, 768 rows."""
     path = Path(data_dir) / ENERGY_FILE
     if not path.is_file():
-        raise DatasetNotFoundError(f"no UCI energy-efficiency CSV at '{path}'; set paths.data_dir to the folder "
-                                   f"holding '{ENERGY_FILE}' (e.g. ../shared/data)")
+        raise missing("energy-efficiency-enb2012", data_dir, f"UCI energy-efficiency CSV '{ENERGY_FILE}'")
     import pandas as pd
 
     return _frame_to_table(pd.read_csv(path), [f"X{i}" for i in range(1, 9)], target, f"'{path}'")

@@ -2,8 +2,10 @@
 Gaussian NLL on the hold-out split only, then a constant-scale calibration (Jordahn et al. 2026, abstract; the paper body was not at hand).
 
 `layers`: all (the concatenated hidden layers, the method), last (the last hidden layer, the control) or
-none (a constant variance: the homoskedastic baseline on the same hold-out). `ensemble=true` fits one linear
-head per chosen layer and averages their variances (an equal mixture with one mean). Latents are
+none (a constant variance: the homoskedastic baseline on the same hold-out). Two ensembles of linear heads
+average their variances (an equal mixture with one mean): `ensemble=true`, one head per chosen layer, and
+`bootstrap_heads=K`, K heads on the same latents, each fitted on its own bootstrap resample of the hold-out
+(rows weighted by their resample counts, seeded by `bootstrap_seed`). Latents are
 standardised with hold-out statistics; the head's weights carry an L2 penalty `l2` (its bias does not).
 The scale s = mean(r²/σ̂²) over the calibration split is the NLL-optimal constant factor on σ̂².
 """
@@ -28,14 +30,25 @@ def calibration_scale(residuals: Tensor, var: Tensor) -> Tensor:
     return (residuals**2 / var).mean()
 
 
+def bootstrap_counts(n: int, heads: int, seed: int) -> Tensor:
+    """[heads, n]: how often each hold-out row is drawn in each head's resample of n rows with replacement."""
+    draws = torch.randint(n, (heads, n), generator=torch.Generator().manual_seed(seed))
+    return torch.stack([torch.bincount(d, minlength=n) for d in draws]).float()
+
+
 class LatentVarianceHead(nn.Module):
-    def __init__(self, hidden_sizes: list[int], layers: str = "all", ensemble: bool = False):
+    def __init__(self, hidden_sizes: list[int], layers: str = "all", ensemble: bool = False, bootstrap_heads: int = 0):
         super().__init__()
         if layers not in LAYERS:
             raise ConfigError(f"task.layers must be one of {LAYERS}; got '{layers}'")
+        if bootstrap_heads < 0 or (ensemble and bootstrap_heads):
+            raise ConfigError(f"task.bootstrap_heads={bootstrap_heads}, task.ensemble={ensemble}: use a count ≥ 0, "
+                              "and either one head per layer (ensemble) or bootstrap heads, not both")
         ids = {"all": list(range(len(hidden_sizes))), "last": [len(hidden_sizes) - 1], "none": []}[layers]
-        self.groups = [[i] for i in ids] if ensemble and ids else [ids]
-        self.linears = nn.ModuleList(nn.Linear(sum(hidden_sizes[i] for i in g), 1) for g in self.groups)
+        self.groups = [[i] for i in ids] if ensemble and ids else [ids] * max(bootstrap_heads, 1)
+        starts = dict(zip(ids, torch.tensor([0, *(hidden_sizes[i] for i in ids)]).cumsum(0).tolist(), strict=False))
+        self.columns = [[c for i in g for c in range(starts[i], starts[i] + hidden_sizes[i])] for g in self.groups]
+        self.linears = nn.ModuleList(nn.Linear(len(cols), 1) for cols in self.columns)
         dim = sum(hidden_sizes[i] for i in ids)
         self.register_buffer("feature_mean", torch.zeros(dim))
         self.register_buffer("feature_std", torch.ones(dim))
@@ -62,8 +75,7 @@ class LatentVarianceHead(nn.Module):
     def log_vars(self, hidden: list[Tensor]) -> list[Tensor]:
         """One uncalibrated log σ² per head (standardised target units)."""
         z = (self.features(hidden) - self.feature_mean) / self.feature_std
-        parts = z.split([lin.in_features for lin in self.linears], dim=1)
-        return [lin(part).squeeze(-1) for lin, part in zip(self.linears, parts, strict=True)]
+        return [lin(z[:, cols]).squeeze(-1) for lin, cols in zip(self.linears, self.columns, strict=True)]
 
     def penalty(self) -> Tensor:
         return sum((lin.weight**2).sum() for lin in self.linears)
@@ -98,12 +110,14 @@ def resolve_checkpoint(mean_ckpt: str | None) -> Path:
 
 class PosthocVarianceTask(GaussianRegressionTask):
     def __init__(self, model, optimizer, scheduler=None, mean_ckpt: str | None = None, layers: str = "all",
-                 ensemble: bool = False, l2: float = 1e-3, calibrate: bool = True,
-                 calibration_split: str = "holdout", **kwargs):
+                 ensemble: bool = False, bootstrap_heads: int = 0, bootstrap_seed: int = 0, l2: float = 1e-3,
+                 calibrate: bool = True, calibration_split: str = "holdout", **kwargs):
         super().__init__(model, optimizer, scheduler, **kwargs)
         model.requires_grad_(False)
-        self.model = PosthocRegressor(model, LatentVarianceHead(model.hidden_sizes, layers, ensemble))
+        self.model = PosthocRegressor(model, LatentVarianceHead(model.hidden_sizes, layers, ensemble, bootstrap_heads))
         self.mean_ckpt, self.l2, self.calibrate, self.calibration_split = mean_ckpt, l2, calibrate, calibration_split
+        self.bootstrap_heads, self.bootstrap_seed = bootstrap_heads, bootstrap_seed
+        self.row_weights: Tensor | None = None   # [heads, hold-out rows] resample counts; None: every row once
 
     def setup(self, stage: str) -> None:
         """Load the frozen mean network before fitting (a test of a finished stage-2 run restores it all)."""
@@ -137,14 +151,21 @@ class PosthocVarianceTask(GaussianRegressionTask):
         features, _, residuals = self._latents_and_residuals("holdout")
         self.model.head.set_standardisation(features)
         self.model.head.start_at_constant(float((residuals**2).mean()))
+        if self.bootstrap_heads:
+            self.row_weights = bootstrap_counts(len(residuals), self.bootstrap_heads, self.bootstrap_seed).to(self.device)
 
     def training_step(self, batch, batch_idx):
+        """Σ_heads mean_i w_ki · ½(log σ²_k + r_i²/σ²_k) + l2·‖weights‖², w_k the head's bootstrap counts (else 1)."""
         x, y, _ = unpack(batch)
+        weights = [1.0] * len(self.model.head.linears) if self.row_weights is None else self.row_weights
+        if self.row_weights is not None and len(y) != self.row_weights.shape[1]:
+            raise ConfigError("task.bootstrap_heads needs the whole hold-out as one batch in its order "
+                              "(the tabular data module with data.fit_on=holdout)")
         out = self.model(x)
-        nll = sum(0.5 * (self.clamp(lv) + (y - out["mean"]) ** 2 * torch.exp(-self.clamp(lv))).mean()
-                  for lv in out["log_vars"])
+        nll = sum((w * 0.5 * (self.clamp(lv) + (y - out["mean"]) ** 2 * torch.exp(-self.clamp(lv)))).mean()
+                  for w, lv in zip(weights, out["log_vars"], strict=True))
         loss = nll + self.l2 * self.model.head.penalty()
-        self.log("train/loss", loss, on_step=False, on_epoch=True, batch_size=len(y))
+        self.accumulate_train_loss(loss, len(y))
         return loss
 
     def variance(self, log_vars: list[Tensor] | Tensor) -> Tensor:

@@ -44,6 +44,16 @@ class GaussianRegressionTask(Task):
         self.log_var_min, self.log_var_max = log_var_min, log_var_max
         self.register_buffer("levels", torch.linspace(0, 1, quantile_levels + 2)[1:-1], persistent=False)
         self._outputs: list = []
+        self._train_loss = [0.0, 0]   # Σ loss·rows, rows: logged once per epoch (per-step logging dominated small runs)
+
+    def accumulate_train_loss(self, loss: Tensor, rows: int) -> None:
+        self._train_loss = [self._train_loss[0] + loss.detach() * rows, self._train_loss[1] + rows]
+
+    def on_train_epoch_end(self) -> None:
+        total, rows = self._train_loss
+        if rows:
+            self.log("train/loss", total / rows)
+        self._train_loss = [0.0, 0]
 
     def clamp(self, log_var: Tensor) -> Tensor:
         return log_var.clamp(self.log_var_min, self.log_var_max)
@@ -122,5 +132,5 @@ class EndToEndTask(GaussianRegressionTask):
                 loss = beta_nll(y, mean, var, self.beta)
             else:  # faithful: the mean sees only the MSE; the variance network only the NLL
                 loss = ((y - mean) ** 2).mean() + gaussian_nll(y, mean.detach(), var).mean()
-        self.log("train/loss", loss, on_step=False, on_epoch=True, batch_size=len(y))
+        self.accumulate_train_loss(loss, len(y))
         return loss

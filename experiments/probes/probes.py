@@ -1,9 +1,9 @@
 """The probe families (Lee & Kondor, arXiv 2605.11448): the coordinate-stable hierarchy and its controls.
 
 Stable: degree 1 (linear) and degree 2 (full symmetric quadratic form, or its low-rank CP form), each on
-whitened coordinates with an intercept. Controls, tied to the coordinates: axis-aligned stumps on raw
-coordinates, L1-sparse linear on standardised coordinates, and a linear
-readout of fixed random ReLU features. Every probe returns one logit per row.
+whitened coordinates with an intercept. Controls, tied to the coordinates: L1-sparse linear on
+standardised coordinates and a linear readout of fixed random ReLU features (the axis-aligned tree control is
+scikit-learn's CART, `model=probe_tree` with `task=sklearn_estimator`). Every probe returns one logit per row.
 """
 
 from __future__ import annotations
@@ -78,24 +78,6 @@ class QuadraticProbe(Probe):
         else:
             quad = ((x @ self.factors.T) ** 2) @ self.coefficients
         return quad + x @ self.weight
-
-
-class AxisStumpsProbe(Probe):
-    """Additive axis-aligned depth-1 trees: f(x) = Σ_j Σ_t a_jt·1[x_j > τ_jt] + c, thresholds τ at training quantiles
-    of each raw coordinate. A gradient-fitted stand-in for axis-aligned tree probes (no scikit-learn task on main)."""
-
-    def __init__(self, dim: int, thresholds: int = 16, preprocess: str = "none", l2: float = 0.0):
-        super().__init__(dim, preprocess, l2)
-        self.register_buffer("cuts", torch.zeros(dim, thresholds))
-        self.weight = nn.Parameter(torch.zeros(dim, thresholds))
-
-    def fit_inputs(self, x):
-        super().fit_inputs(x)
-        q = torch.linspace(0, 1, self.cuts.shape[1] + 2, dtype=x.dtype)[1:-1]
-        self.cuts.copy_(torch.quantile(self.inputs(x), q, dim=0).T)
-
-    def score(self, x):
-        return ((x[:, :, None] > self.cuts).to(x.dtype) * self.weight).sum((1, 2))
 
 
 class ReLUFeatureProbe(Probe):

@@ -5,29 +5,35 @@ PROBES_CLAIMS := logs/claims/probes
 PROBES_SWEEP := print_config=false trainer.enable_progress_bar=false
 PROBES_SUBDIR := 'hydra.sweep.subdir=$${setting}_seed$${seed}'
 
-claim-probes: ## Probe hierarchy vs controls on synthetic representations (affine maps), two digits MLPs and monitor transfer through the probe-visible quotient, 3 seeds, trainer sweeps -> RESULTS.md + claim verdicts (~3.5 min of one core)
+claim-probes: ## Probe hierarchy vs controls (CART trees, L1, ReLU features) on synthetic representations under affine maps, two digits MLPs, and monitor transfer through the probe-visible quotient vs full-state ridge/Procrustes/CCA and the labelled oracle, 3 seeds, trainer sweeps -> RESULTS.md + claim verdicts (~4.2 CPU-min measured)
 	-$(CPU1) $(TRAIN) -m experiment=probes/synthetic_cpu data.task=xor,circle,parity model=probe_linear,probe_quadratic,probe_cp \
 	  data.affine=true seed=0,1,2 $(PROBES_SWEEP) hydra.sweep.dir=$(PROBES_CLAIMS)/tasks
 	-$(CPU1) $(TRAIN) -m experiment=probes/synthetic_cpu data.task=halfspace model=probe_linear,probe_l1,probe_relu \
 	  data.affine=false,true seed=0,1,2 $(PROBES_SWEEP) hydra.sweep.dir=$(PROBES_CLAIMS)/invariance_halfspace
-	-$(CPU1) $(TRAIN) -m experiment=probes/synthetic_cpu data.task=circle model=probe_quadratic,probe_cp,probe_stumps,probe_relu \
+	-$(CPU1) $(TRAIN) -m experiment=probes/synthetic_cpu data.task=circle model=probe_quadratic,probe_cp,probe_relu \
 	  data.affine=false,true seed=0,1,2 $(PROBES_SWEEP) hydra.sweep.dir=$(PROBES_CLAIMS)/invariance_circle
+	-$(CPU1) $(TRAIN) -m experiment=probes/synthetic_tree_cpu data.task=circle data.affine=false,true seed=0,1,2 \
+	  $(PROBES_SWEEP) hydra.sweep.dir=$(PROBES_CLAIMS)/invariance_circle_tree
 	-$(CPU1) $(TRAIN) -m experiment=probes/digits_source_a_cpu seed=0,1,2 $(PROBES_SWEEP) \
 	  hydra.sweep.dir=$(PROBES_CLAIMS)/sources $(PROBES_SUBDIR)
 	-$(CPU1) $(TRAIN) -m experiment=probes/digits_source_b_cpu seed=1,2,3 $(PROBES_SWEEP) \
 	  hydra.sweep.dir=$(PROBES_CLAIMS)/sources $(PROBES_SUBDIR)
-	-$(CPU1) $(TRAIN) -m experiment=probes/transfer_cpu data.target=quotient,full data.n_pairs=25,50,100,200 seed=0,1,2 \
+	-$(CPU1) $(TRAIN) -m experiment=probes/transfer_cpu model.target=quotient,full data.n_pairs=25,50,100,200 seed=0,1,2 \
 	  $(PROBES_SWEEP) hydra.sweep.dir=$(PROBES_CLAIMS)/transfer
-	-$(CPU1) $(TRAIN) -m experiment=probes/transfer_cpu data.target=full model=probe_map_procrustes data.n_pairs=200 seed=0,1,2 \
-	  $(PROBES_SWEEP) hydra.sweep.dir=$(PROBES_CLAIMS)/transfer_procrustes
+	-$(CPU1) $(TRAIN) -m experiment=probes/transfer_cpu model.target=full model/alignment=procrustes,cca data.n_pairs=200 seed=0,1,2 \
+	  $(PROBES_SWEEP) hydra.sweep.dir=$(PROBES_CLAIMS)/transfer_baselines
+	-$(CPU1) $(TRAIN) -m experiment=probes/transfer_cpu model=probe_oracle data.n_pairs=null seed=0,1,2 \
+	  $(PROBES_SWEEP) hydra.sweep.dir=$(PROBES_CLAIMS)/oracle
+	-$(CPU1) $(TRAIN) -m experiment=probes/transfer_cpu model=probe_source model.target=quotient,full seed=0,1,2 \
+	  $(PROBES_SWEEP) hydra.sweep.dir=$(PROBES_CLAIMS)/source
 	$(TABLE) $(PROBES_CLAIMS)/tasks --group-by data.task model --metric test/auroc --no-curves \
 	  --name tasks --results experiments/probes/RESULTS.md
-	$(TABLE) $(PROBES_CLAIMS)/invariance_halfspace $(PROBES_CLAIMS)/invariance_circle --group-by data.task model data.affine \
-	  --metric test/auroc --no-curves --name invariance --results experiments/probes/RESULTS.md
+	$(TABLE) $(PROBES_CLAIMS)/invariance_halfspace $(PROBES_CLAIMS)/invariance_circle $(PROBES_CLAIMS)/invariance_circle_tree \
+	  --group-by data.task model data.affine --metric test/auroc --no-curves --name invariance --results experiments/probes/RESULTS.md
 	$(TABLE) $(PROBES_CLAIMS)/sources --group-by setting --metric test/acc --no-curves \
 	  --name sources --results experiments/probes/RESULTS.md
-	$(TABLE) $(PROBES_CLAIMS)/transfer $(PROBES_CLAIMS)/transfer_procrustes --group-by data.target model data.n_pairs \
-	  --metric test/auroc_covered test/oracle_covered test/gap_covered test/auroc_uncovered test/oracle_uncovered test/gap_uncovered test/source_uncovered \
+	$(TABLE) $(PROBES_CLAIMS)/transfer $(PROBES_CLAIMS)/transfer_baselines $(PROBES_CLAIMS)/oracle $(PROBES_CLAIMS)/source \
+	  --group-by model model.target model/alignment data.n_pairs --metric test/auroc_covered test/auroc_uncovered \
 	  --no-curves --name transfer --results experiments/probes/RESULTS.md
 	$(CLAIMS) probes
 
@@ -36,7 +42,9 @@ reproduce-probes-mnist-transfer: ## MNIST MLPs A (3×512) and B (3×384) and mon
 	  hydra.sweep.dir=logs/reproduce/probes/sources $(PROBES_SUBDIR)
 	-$(TRAIN) -m experiment=probes/mnist_source_b seed=1,2,3 paths.data_dir=$(DATA) data.download=true \
 	  hydra.sweep.dir=logs/reproduce/probes/sources $(PROBES_SUBDIR)
-	-$(TRAIN) -m experiment=probes/mnist_transfer data.target=quotient,full seed=0,1,2 paths.data_dir=$(DATA) \
+	-$(TRAIN) -m experiment=probes/mnist_transfer model.target=quotient,full seed=0,1,2 paths.data_dir=$(DATA) \
 	  hydra.sweep.dir=logs/reproduce/probes/transfer
-	$(TABLE) logs/reproduce/probes/transfer --group-by data.target --metric test/auroc_covered test/gap_covered \
-	  test/auroc_uncovered test/gap_uncovered --no-curves --name mnist_transfer --results experiments/probes/RESULTS.md
+	-$(TRAIN) -m experiment=probes/mnist_transfer model=probe_oracle data.n_pairs=null seed=0,1,2 paths.data_dir=$(DATA) \
+	  hydra.sweep.dir=logs/reproduce/probes/oracle
+	$(TABLE) logs/reproduce/probes/transfer logs/reproduce/probes/oracle --group-by model model.target --metric test/auroc_covered \
+	  test/auroc_uncovered --no-curves --name mnist_transfer --results experiments/probes/RESULTS.md

@@ -8,7 +8,9 @@ and when the sweep ends.
 Rerunning a sweep into the same folder (`resume=true`, the default): a job whose folder holds
 `metrics.json` from the same composed config (`config_hash`) is skipped, one with only
 `checkpoints/last.ckpt` from the same config resumes from it, the rest start; files a job of another
-config left are moved to `replaced-<hash>/` first. Each job writes its decision beside its metrics.
+config left are moved to `replaced-<hash>/` first. Each job writes its decision beside its metrics. In a
+job whose ranks SLURM starts (device=ddp under hydra/launcher=slurm) every rank decides alike; rank 0 alone
+moves and writes files.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from hydra.core.utils import JobReturn, JobStatus
+from lightning.pytorch.utilities import rank_zero_only
 from omegaconf import DictConfig, OmegaConf
 
 from reprolab.results.sweep_report import SweepReport
@@ -53,15 +56,18 @@ def decide_job(cfg: DictConfig, run_dir: str | Path, resume: bool = True) -> tup
     hash_file = run_dir / HASH_FILE
     old = hash_file.read_text().strip() if hash_file.is_file() else None
     metrics, last = run_dir / METRICS_FILE, run_dir / "checkpoints" / "last.ckpt"
+    writer = rank_zero_only.rank == 0  # the other ranks of a job SLURM started read the same folder, change nothing
     if resume and old == new:
         if metrics.is_file():
             return "skipped", metrics
         if last.is_file():
-            (run_dir / ERROR_FILE).unlink(missing_ok=True)  # the killed attempt's error, not this run's
+            if writer:
+                (run_dir / ERROR_FILE).unlink(missing_ok=True)  # the killed attempt's error, not this run's
             return "resumed", last
-    _move_aside(run_dir, old or "unknown")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    hash_file.write_text(new + "\n")
+    if writer:
+        _move_aside(run_dir, old or "unknown")
+        run_dir.mkdir(parents=True, exist_ok=True)
+        hash_file.write_text(new + "\n")
     return "started", None
 
 
@@ -76,7 +82,8 @@ def _move_aside(run_dir: Path, old_hash: str) -> None:
 
 
 def record_decision(run_dir: str | Path, decision: str) -> None:
-    Path(run_dir, DECISION_FILE).write_text(decision + "\n")
+    if rank_zero_only.rank == 0:
+        Path(run_dir, DECISION_FILE).write_text(decision + "\n")
 
 
 def count_decisions(sweep_dir: str | Path, since: float) -> dict[str, int]:
@@ -94,6 +101,9 @@ def decisions_line(counts: dict[str, int]) -> str:
 
 
 class Sweep(SweepReport):
+    """The sweep report and the decisions line, from rank 0 only: each extra rank of a DDP job that Lightning
+    starts on this machine re-runs the whole `-m` command (its Hydra relaunch) in step with rank 0."""
+
     def __init__(self, report_interval_s: float = 30.0):
         self.report_interval_s = report_interval_s
         self._reported_at = time.monotonic()
@@ -101,14 +111,17 @@ class Sweep(SweepReport):
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         self._started_at = time.time() - 1.0  # file mtimes may be coarser than time.time()
-        super().on_multirun_start(config, **kwargs)
+        if rank_zero_only.rank == 0:
+            super().on_multirun_start(config, **kwargs)
 
     def on_job_end(self, config: DictConfig, job_return: JobReturn, **kwargs: Any) -> None:
         failed = job_return.status == JobStatus.FAILED
-        if failed or time.monotonic() - self._reported_at >= self.report_interval_s:
+        due = failed or time.monotonic() - self._reported_at >= self.report_interval_s
+        if due and rank_zero_only.rank == 0:
             super().on_job_end(config, job_return, **kwargs)
             self._reported_at = time.monotonic()
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
-        super().on_multirun_end(config, **kwargs)
-        print(decisions_line(count_decisions(config.hydra.sweep.dir, self._started_at)))
+        if rank_zero_only.rank == 0:
+            super().on_multirun_end(config, **kwargs)
+            print(decisions_line(count_decisions(config.hydra.sweep.dir, self._started_at)))

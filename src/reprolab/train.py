@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import hydra
@@ -16,17 +17,18 @@ import lightning as L
 from hydra.core.hydra_config import HydraConfig
 from hydra.errors import HydraException, InstantiationException
 from hydra.types import RunMode
-from hydra.utils import instantiate
+from lightning.fabric.utilities.rank_zero import rank_zero_only
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from reprolab.config import CONF_DIR
-from reprolab.device import apply_device_settings, check_device
+from reprolab.device import check_device, check_world_size
 from reprolab.errors import ConfigError, ReprolabError, RunFolderBusyError, from_instantiation, one_line
 from reprolab.loggers import finish_loggers
 from reprolab.provenance import git_commit
 from reprolab.rich_tree import print_config_tree
+from reprolab.run_builder import build_run, build_task  # noqa: F401 - build_task: importable from here as before
 from reprolab.run_folder import (
     as_floats,
     lock_run_folder,
@@ -37,17 +39,7 @@ from reprolab.run_folder import (
 )
 from reprolab.safe_load import check_checkpoint
 from reprolab.sweep import decide_job, record_decision
-from reprolab.trainer import build_trainer
-
-
-def build_task(cfg: DictConfig) -> L.LightningModule:
-    model = instantiate(cfg.model)
-    optimizer = instantiate(cfg.optimizer)
-    scheduler = instantiate(cfg.scheduler) if cfg.get("scheduler") else None
-    task = instantiate(cfg.task, model=model, optimizer=optimizer, scheduler=scheduler)
-    if cfg.device.get("compile"):
-        task.model.compile()  # in place: checkpoint keys stay those of the plain model
-    return task
+from reprolab.sweep_compose import compose_once
 
 
 def check_resume(cfg: DictConfig) -> None:
@@ -75,13 +67,8 @@ def test_best(trainer: L.Trainer, task: L.LightningModule, datamodule) -> tuple[
 
 def run(cfg: DictConfig) -> dict[str, float]:
     """Train and test one configuration; returns the metrics also written to `metrics.json`."""
-    check_device(cfg.device)
     check_resume(cfg)
-    apply_device_settings(cfg.device)
-    L.seed_everything(cfg.seed, workers=True)
-    datamodule = instantiate(cfg.data)
-    task = build_task(cfg)
-    trainer = build_trainer(cfg)
+    datamodule, task, trainer = build_run(cfg)
     metrics = fit(cfg, trainer, task, datamodule)
     if cfg.get("test_after_fit", True):
         test_metrics, best = test_best(trainer, task, datamodule)
@@ -126,18 +113,23 @@ def resume_or_skip(cfg: DictConfig) -> dict | None:
 
 
 def run_until_sigterm(cfg: DictConfig) -> dict[str, float]:
-    """`run`; a SIGTERM (Lightning stops at the next step, checkpoints get written) exits 143, not 0."""
+    """`run`; a SIGTERM (Lightning stops at the next step, checkpoints get written) exits 143, not 0, and the
+    requeue signal (callbacks/requeue.py: last.ckpt of that step written) exits 128 + its number (SIGUSR2: 140)."""
     try:
         return run(cfg)
-    except SIGTERMException:
+    except SIGTERMException as stop:
+        signum = getattr(stop, "signum", signal.SIGTERM)  # RequeueRequested: the scheduler's requeue signal
         last = Path(cfg.paths.output_dir) / "checkpoints" / "last.ckpt"
-        print(f"stopped by SIGTERM; resume with ckpt_path={last} (a -m sweep rerun into the same folder "
+        print(f"stopped by {signal.Signals(signum).name}; resume with ckpt_path={last} (a -m sweep rerun into the same folder "
               "resumes by itself)", file=sys.stderr)
-        sys.exit(128 + signal.SIGTERM)
+        sys.exit(128 + signum)
 
 
 def hold_run_folder(cfg: DictConfig):
-    """The run folder's lock; a folder another run writes to ends this one with one line (no error.txt there)."""
+    """The run folder's lock; a folder another run writes to ends this one with one line (no error.txt there).
+    A DDP rank that rank 0 launched into rank 0's folder runs under rank 0's lock."""
+    if rank_zero_only.rank != 0:
+        return nullcontext()
     try:
         return lock_run_folder(cfg.paths.output_dir)
     except RunFolderBusyError as err:
@@ -168,6 +160,7 @@ def check_config(cfg: DictConfig) -> None:
     except OmegaConfBaseException as err:
         raise ConfigError(f"{one_line(err)}; fix that override, or pick a group option this preset can use") from None
     check_device(cfg.device)
+    check_world_size(cfg)
 
 
 def _main(cfg: DictConfig) -> float | None:
@@ -190,13 +183,18 @@ def _main(cfg: DictConfig) -> float | None:
         sys.exit(err.exit_code)
 
 
+_OURS = "REPROLAB_SET_HYDRA_FULL_ERROR"
+
+
 def main() -> None:
     """`reprolab-train`: Hydra's own config errors (unknown key, bad override, unresolvable interpolation) end
     with one line and exit 2, anything unexpected with one line and exit 1; `HYDRA_FULL_ERROR=1` shows the traceback."""
-    if os.environ.get("HYDRA_FULL_ERROR") == "1":
+    compose_once()
+    ours = os.environ.get(_OURS) == "1"  # a DDP rank started by a run that set HYDRA_FULL_ERROR itself
+    if os.environ.get("HYDRA_FULL_ERROR") == "1" and not ours:
         hydra_main()
         return
-    os.environ["HYDRA_FULL_ERROR"] = "1"  # let Hydra's exceptions reach us instead of printing them
+    os.environ.update({"HYDRA_FULL_ERROR": "1", _OURS: "1"})  # let Hydra's exceptions reach us instead of printing them
     try:
         hydra_main()
     except (HydraException, OmegaConfBaseException) as err:
@@ -208,7 +206,8 @@ def main() -> None:
               "traceback", file=sys.stderr)
         sys.exit(1)
     finally:
-        os.environ.pop("HYDRA_FULL_ERROR", None)  # in-process callers (tests, notebooks) keep their environment
+        for name in ("HYDRA_FULL_ERROR", _OURS):  # in-process callers (tests, notebooks) keep their environment
+            os.environ.pop(name, None)
 
 
 if __name__ == "__main__":

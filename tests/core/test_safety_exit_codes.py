@@ -35,3 +35,21 @@ def test_unexpected_error_exits_1_with_one_line(monkeypatch, capsys):
     assert caught.value.code == 1
     err = capsys.readouterr().err.strip()
     assert err == "error: unexpected RuntimeError: boom; rerun with HYDRA_FULL_ERROR=1 for the traceback"
+
+
+def test_a_ddp_rank_inheriting_our_hydra_full_error_still_gives_one_line(monkeypatch, capsys):
+    """A rank Lightning starts inherits the HYDRA_FULL_ERROR=1 the launching run set for itself: that is not
+    the user asking for tracebacks. One the user set still shows the traceback."""
+    def broken():
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(train, "hydra_main", broken)
+    monkeypatch.setenv("HYDRA_FULL_ERROR", "1")
+    monkeypatch.setenv("REPROLAB_SET_HYDRA_FULL_ERROR", "1")
+    with pytest.raises(SystemExit) as caught:
+        train.main()
+    assert caught.value.code == 1 and capsys.readouterr().err.startswith("error: unexpected RuntimeError: boom")
+    monkeypatch.setenv("HYDRA_FULL_ERROR", "1")
+    monkeypatch.delenv("REPROLAB_SET_HYDRA_FULL_ERROR", raising=False)
+    with pytest.raises(RuntimeError, match="boom"):
+        train.main()

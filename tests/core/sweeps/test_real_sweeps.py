@@ -19,7 +19,7 @@ TINY = ["trainer.max_epochs=1", "+trainer.limit_train_batches=2", "+trainer.limi
 
 
 def sweep_cli(tmp_path, cifar_folder, *extra: str):
-    return run_cli("reprolab-train", "-m", "experiment=cifar10/small_sgd_cpu", f"paths.data_dir={cifar_folder}",
+    return run_cli("reprolab-train", "-m", "experiment=cifar10/small_sgd_cpu", f"data.data_dir={cifar_folder}",
                    f"paths.root_dir={tmp_path}", f"hydra.sweep.dir={tmp_path / 'sweep'}", *TINY, *extra)
 
 
@@ -43,7 +43,7 @@ def test_real_grid_sweep_and_its_table(tmp_path, cifar_folder):
 
 def test_real_failed_run_is_reported(tmp_path, cifar_folder):
     missing = tmp_path / "no-such-data"
-    result = sweep_cli(tmp_path, cifar_folder, f"paths.data_dir={cifar_folder},{missing}")
+    result = sweep_cli(tmp_path, cifar_folder, f"data.data_dir={cifar_folder},{missing}")
     assert result.returncode != 0
     report = json.loads((tmp_path / "sweep" / "sweep_report.json").read_text())
     assert report["n_finished"] == 1 and report["n_failed"] == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from lightning.pytorch.utilities import rank_zero_only
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 from omegaconf import OmegaConf
 
@@ -101,6 +102,18 @@ def test_skip_resume_start_on_hand_made_run_folders(tmp_path):
     assert decide_job(cfg, fresh) == ("started", None)
     assert (fresh / HASH_FILE).read_text().strip() == config_hash(cfg)
     assert decide_job(cfg, done, resume=False) == ("started", None) and not (done / "metrics.json").exists()
+
+
+def test_other_ranks_decide_alike_but_leave_the_folder_to_rank_0(tmp_path, monkeypatch):
+    other = tmp_path / "other"
+    (other / "checkpoints").mkdir(parents=True)
+    (other / "checkpoints" / "last.ckpt").write_bytes(b"x")
+    (other / HASH_FILE).write_text(config_hash(cfg_of(0.2)) + "\n")
+    monkeypatch.setattr(rank_zero_only, "rank", 1)
+    assert decide_job(cfg_of(0.1), other) == ("started", None)
+    assert (other / "checkpoints" / "last.ckpt").is_file() and not list(other.glob("replaced-*"))
+    monkeypatch.setattr(rank_zero_only, "rank", 0)
+    assert decide_job(cfg_of(0.1), other) == ("started", None) and len(list(other.glob("replaced-*"))) == 1
 
 
 def test_a_job_stopped_by_sigterm_exits_143_naming_its_checkpoint(tmp_path, monkeypatch, capsys):

@@ -55,6 +55,7 @@ def test_single_gpu_defaults(tmp_path, monkeypatch, sbatch_scripts):
     flags = sbatch_flags(sbatch_scripts[0])
     assert (flags["nodes"], flags["gpus-per-node"], flags["ntasks-per-node"]) == ("1", "1", "1")
     assert flags["time"] == "1440" and flags["cpus-per-task"] == "8" and "partition" not in flags
+    assert flags["signal"] == "USR2@120"  # what the requeue callback answers with last.ckpt (then submitit requeues)
 
 
 def test_all_local_gpus_cannot_size_a_reservation(tmp_path, monkeypatch, sbatch_scripts, capsys):

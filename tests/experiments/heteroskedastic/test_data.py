@@ -12,7 +12,7 @@ from reprolab.errors import ConfigError, DatasetNotFoundError
 
 FRACTIONS = {"train": 0.5, "val": 0.15, "holdout": 0.2}
 ARMS = ["mean_cpu", "mve_cpu", "beta_nll_cpu", "beta_nll_1_cpu", "faithful_cpu", "posthoc_cpu", "posthoc_last_cpu",
-        "posthoc_ensemble_cpu", "homoskedastic_cpu"]
+        "posthoc_ensemble_cpu", "posthoc_bootstrap_cpu", "homoskedastic_cpu"]
 
 
 def test_splits_are_disjoint_cover_every_row_and_follow_the_seed():
@@ -90,3 +90,16 @@ def test_bad_input_gets_one_clear_error(tmp_path):
         TabularRegressionDataModule("synthetic", fit_on="test")
     with pytest.raises(ConfigError, match="in_features=3"):
         TabularRegressionDataModule("synthetic", in_features=3).setup()
+
+
+def test_early_stopping_and_variance_holdouts_are_separate(tmp_path):
+    """The mean stops on the val split; the variance is fitted and calibrated on the hold-out; they share no row."""
+    mean = compose(["experiment=heteroskedastic/mean_cpu", "data=hetero_synthetic"], output_dir=tmp_path)
+    assert mean.callbacks.early_stopping.monitor == "val/rmse"
+    posthoc = compose(["experiment=heteroskedastic/posthoc_cpu", "data=hetero_synthetic"], output_dir=tmp_path)
+    assert posthoc.data.fit_on == "holdout" and posthoc.task.calibration_split == "holdout"
+    dm = instantiate(mean.data)
+    dm.setup()
+    assert not set(dm.indices["val"].tolist()) & set(dm.indices["holdout"].tolist())
+    (x_val, *_), = list(dm.val_dataloader())
+    assert torch.equal(x_val, dm.sets["val"].tensors[0])

@@ -7,14 +7,15 @@ import pytest
 import torch
 from hydra.utils import instantiate
 
-from experiments.heteroskedastic.posthoc import LatentVarianceHead, calibration_scale
+from experiments.heteroskedastic.data import TabularRegressionDataModule
+from experiments.heteroskedastic.posthoc import LatentVarianceHead, bootstrap_counts, calibration_scale
 from reprolab.config import compose
 from reprolab.errors import ConfigError, DatasetNotFoundError, from_instantiation
 from reprolab.train import build_task, run
 
 ONE_BATCH = ["data=hetero_synthetic", "data.n=300", "seed=0", "trainer.max_epochs=1", "print_config=false"]
 END_TO_END = ["mve_cpu", "beta_nll_cpu", "beta_nll_1_cpu", "faithful_cpu"]
-POSTHOC = ["posthoc_cpu", "posthoc_last_cpu", "posthoc_ensemble_cpu", "homoskedastic_cpu"]
+POSTHOC = ["posthoc_cpu", "posthoc_last_cpu", "posthoc_ensemble_cpu", "posthoc_bootstrap_cpu", "homoskedastic_cpu"]
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +101,73 @@ def test_posthoc_stage_refuses_to_fit_on_the_training_split(mean_runs, tmp_path)
                   output_dir=tmp_path)
     with pytest.raises(ConfigError, match="data.fit_on=holdout"):
         run(cfg)
+
+
+def test_variance_stage_never_reads_the_training_split(mean_runs, tmp_path, monkeypatch):
+    """The head, its standardisation, its start and its calibration see the hold-out (val/test only to score)."""
+    read = []
+    original = TabularRegressionDataModule.loader
+    monkeypatch.setattr(TabularRegressionDataModule, "loader",
+                        lambda self, split, shuffle=False: read.append(split) or original(self, split, shuffle))
+    run(compose(["experiment=heteroskedastic/posthoc_bootstrap_cpu", *ONE_BATCH, "data.holdout_steps=3",
+                 f"mean_runs={mean_runs}"], output_dir=tmp_path))
+    assert "holdout" in read and "train" not in read
+
+
+def test_test_nll_is_the_full_gaussian_nll_in_original_units(mean_runs, tmp_path):
+    cfg = compose(["experiment=heteroskedastic/posthoc_cpu", *ONE_BATCH, "data.holdout_steps=5", f"mean_runs={mean_runs}"],
+                  output_dir=tmp_path)
+    metrics = run(cfg)
+    task = build_task(cfg)
+    task.load_state_dict(torch.load(metrics["best_ckpt"], weights_only=True)["state_dict"])
+    dm = instantiate(cfg.data)
+    dm.setup()
+    x, y, _ = dm.sets["test"].tensors
+    with torch.no_grad():
+        mean, var = task.predict(x)
+    s, m = dm.target_std, dm.target_mean
+    reference = torch.nn.GaussianNLLLoss(full=True)(mean * s + m, y * s + m, var * s**2)
+    assert metrics["test/nll"] == pytest.approx(reference.item(), rel=1e-5)
+    standardised = torch.nn.GaussianNLLLoss(full=True)(mean, y, var)     # full=True: with ½ log 2π
+    assert reference.item() == pytest.approx(standardised.item() + torch.log(torch.tensor(s)).item(), rel=1e-5)
+
+
+def test_log_variance_is_clamped_in_every_arm(tmp_path):
+    mve = build_task(compose(["experiment=heteroskedastic/mve_cpu", *ONE_BATCH], output_dir=tmp_path))
+    with torch.no_grad():
+        mve.model.variance_head.bias.fill_(50.0)
+        mve.model.variance_head.weight.zero_()
+    _, var = mve.predict(torch.zeros(3, 1))
+    assert torch.allclose(var, torch.full((3,), torch.exp(torch.tensor(mve.log_var_max)).item()))
+    posthoc = build_task(compose(["experiment=heteroskedastic/posthoc_cpu", *ONE_BATCH], output_dir=tmp_path))
+    assert torch.allclose(posthoc.variance(torch.tensor([[-80.0, 80.0]])),
+                          (torch.exp(torch.tensor(-10.0)) + torch.exp(torch.tensor(10.0))) / 2)
+
+
+def test_bootstrap_heads_resample_the_holdout_and_share_the_latents():
+    counts = bootstrap_counts(7, 3, seed=0)
+    assert counts.shape == (3, 7) and (counts.sum(1) == 7).all() and not torch.equal(counts[0], counts[1])
+    assert torch.equal(counts, bootstrap_counts(7, 3, seed=0))
+    head = LatentVarianceHead([4, 3], layers="all", bootstrap_heads=3)
+    assert [lin.in_features for lin in head.linears] == [7, 7, 7]
+    per_layer = LatentVarianceHead([4, 3], layers="all", ensemble=True)
+    assert per_layer.columns == [[0, 1, 2, 3], [4, 5, 6]]
+    with pytest.raises(ConfigError, match="not both"):
+        LatentVarianceHead([4, 3], ensemble=True, bootstrap_heads=2)
+
+
+def test_each_bootstrap_head_is_fitted_on_its_own_resample(tmp_path):
+    """One training step: a head's gradient is that of its count-weighted NLL (rows outside its resample give none)."""
+    cfg = compose(["experiment=heteroskedastic/posthoc_bootstrap_cpu", *ONE_BATCH, "task.l2=0"], output_dir=tmp_path)
+    task = build_task(cfg)
+    task.row_weights = torch.zeros(5, 4)
+    task.row_weights[0, 2] = 4.0                                      # head 0 drew row 2 four times
+    x, y = torch.randn(4, 1), torch.randn(4)
+    task.training_step((x, y, torch.zeros(4)), 0).backward()
+    head0 = task.model.head.linears[0]
+    out = task.model(x)
+    r2 = (y - out["mean"]) ** 2
+    lv = out["log_vars"][0][2].detach()
+    expected = 4.0 / 4 * 0.5 * (1 - r2[2] * torch.exp(-lv))           # d/d bias of mean_i w_i ½(lv + r²e^{-lv})
+    assert head0.bias.grad.item() == pytest.approx(expected.item(), rel=1e-5)
+    assert task.model.head.linears[1].bias.grad.abs().item() == 0.0

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from experiments.probes.probes import AxisStumpsProbe, LinearProbe, QuadraticProbe
+from experiments.probes.probes import LinearProbe, QuadraticProbe
 from experiments.probes.synthetic import SyntheticProbeDataModule, random_affine
 from experiments.probes.whitening import FittedInputMap
 from reprolab.config import compose
@@ -68,15 +68,6 @@ def test_penalty_never_touches_the_intercept():
     with torch.no_grad():
         probe.weight.copy_(torch.tensor([1.0, -2.0, 0.0])), probe.intercept.fill_(100.0)
     assert probe.penalty().item() == pytest.approx(2.0 * 5 + 1.0 * 3)
-
-
-def test_axis_stumps_count_thresholds_below_each_coordinate():
-    probe = AxisStumpsProbe(1, thresholds=3)
-    probe.fit_inputs(torch.arange(1.0, 6.0)[:, None])      # quantiles 1/4, 2/4, 3/4 of 1..5 → cuts 2, 3, 4
-    torch.testing.assert_close(probe.cuts, torch.tensor([[2.0, 3.0, 4.0]]))
-    with torch.no_grad():
-        probe.weight.fill_(1.0)
-    torch.testing.assert_close(probe(torch.tensor([[1.0], [3.5], [10.0]])), torch.tensor([0.0, 2.0, 3.0]))
 
 
 def test_bad_config_values_are_one_clear_line():

@@ -1,44 +1,117 @@
-"""The probe-visible quotient and the monitor transfer on a made-up case where the answers are known."""
+"""The quotient, the alignments and the monitor-transfer estimator on made-up cases where the answers are known."""
 
+import numpy as np
+import pytest
 import torch
+from scipy.linalg import orthogonal_procrustes
+from sklearn.cross_decomposition import CCA
+from sklearn.linear_model import Ridge
 
-from experiments.probes.quotient import in_digits, least_squares_probe, probe_scores, visible_basis
+from experiments.probes.alignment import ProcrustesAlignment
+from experiments.probes.monitor_metrics import MonitorAUROCs
+from experiments.probes.monitor_transfer import MonitorTransfer
+from experiments.probes.quotient import visible_basis
+from experiments.probes.transfer import PairedStates
+from reprolab.errors import ConfigError
 
 
 def test_visible_basis_spans_the_bank_and_drops_dependent_probes():
-    bank = torch.tensor([[1.0, 2.0, 0.0], [0.0, 0.0, 0.0], [1.0, 2.0, 3.0]])   # columns: w1, 2·w1, w3
+    bank = np.array([[1.0, 2.0, 0.0], [0.0, 0.0, 0.0], [1.0, 2.0, 3.0]])   # columns: w1, 2·w1, w3
     basis = visible_basis(bank)
     assert basis.shape == (3, 2)
-    torch.testing.assert_close(basis.T @ basis, torch.eye(2))
+    np.testing.assert_allclose(basis.T @ basis, np.eye(2), atol=1e-12)
     projector = basis @ basis.T
-    torch.testing.assert_close(projector @ bank, bank)                         # the bank is inside
-    torch.testing.assert_close(projector @ torch.tensor([0.0, 1.0, 0.0]), torch.zeros(3))   # e2 is in K(V)
+    np.testing.assert_allclose(projector @ bank, bank, atol=1e-12)                 # the bank is inside
+    np.testing.assert_allclose(projector @ [0.0, 1.0, 0.0], np.zeros(3), atol=1e-12)   # e2 is in K(V)
 
 
-def test_least_squares_probe_recovers_a_linear_rule_with_intercept():
-    x = torch.tensor([[0.0], [1.0], [2.0], [3.0]], dtype=torch.float64)
-    probe = least_squares_probe(x, x[:, 0] > 1.5)                               # t = -1, -1, 1, 1
-    torch.testing.assert_close(probe, torch.tensor([0.8, -1.2], dtype=torch.float64))   # hand-worked OLS
-    assert (probe_scores(x, probe) > 0).tolist() == [False, False, True, True]
+def test_procrustes_matches_scipy_and_recovers_a_rotation_with_translation():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(50, 3))
+    rotation, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    y = x @ rotation.T + [1.0, -2.0, 0.5]
+    fit = ProcrustesAlignment().fit(x, y)
+    np.testing.assert_allclose(fit.coef_, rotation, atol=1e-10)
+    np.testing.assert_allclose(fit.predict(x), y, atol=1e-10)
+    reference, _ = orthogonal_procrustes(x - x.mean(0), y - y.mean(0))            # SciPy: min ‖XR − Y‖, R = Mᵀ
+    np.testing.assert_allclose(fit.coef_, reference.T, atol=1e-10)
+
+
+def test_procrustes_between_different_widths_has_orthonormal_rows():
+    rng = np.random.default_rng(1)
+    fit = ProcrustesAlignment().fit(rng.normal(size=(40, 5)), rng.normal(size=(40, 2)))
+    np.testing.assert_allclose(fit.coef_ @ fit.coef_.T, np.eye(2), atol=1e-10)
+
+
+def states(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return PairedStates()({"a": torch.as_tensor(a), "b": torch.as_tensor(b)})
+
+
+def toy_sources(n=600, seed=0):
+    """A = (u, v) + noise, u = +1/−1 for digits 0/1, v = +1/−1 for digits 2/3 (0 otherwise); B = an invertible
+    linear mix of A. The bank {0} sees u only, so the monitor {0} is covered and {2} (reading v) is not."""
+    rng = np.random.default_rng(seed)
+    digits = rng.integers(0, 4, n)
+    code = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+    a = code[digits] + 0.3 * rng.normal(size=(n, 2))
+    b = a @ np.array([[2.0, 1.0], [0.5, -1.0]]).T
+    return a, b, digits
+
+
+def transfer(**kw):
+    args = dict(alignment=Ridge(alpha=1e-6), bank_digits=[0], covered_monitors=[[0]],
+                uncovered_monitors=[[2]])
+    return MonitorTransfer(**(args | kw))
 
 
 def test_quotient_transfer_keeps_covered_monitors_and_loses_uncovered_ones():
-    """A = (s, n) with s the bank's concept and n noise to the bank; B = an invertible mix of A.
-    The map B → A's quotient fitted on unlabelled pairs recovers s exactly, so a covered monitor transfers
-    perfectly, while a monitor reading n (outside the quotient) is left with nothing."""
-    g = torch.Generator().manual_seed(0)
-    a = torch.randn(400, 2, generator=g, dtype=torch.float64)
-    b = a @ torch.tensor([[2.0, 1.0], [0.5, -1.0]], dtype=torch.float64).T
-    bank = least_squares_probe(a, a[:, 0] > 0)[:-1, None]
-    basis = visible_basis(bank)
-    assert abs(basis[0, 0].item()) > 0.99                                      # the quotient is the s axis
-    quotient = a @ basis
-    fit = torch.linalg.lstsq(torch.cat([b[:100], torch.ones(100, 1, dtype=b.dtype)], 1), quotient[:100]).solution
-    mapped = torch.cat([b[100:], torch.ones(300, 1, dtype=b.dtype)], 1) @ fit
-    torch.testing.assert_close(mapped, quotient[100:])
-    uncovered = torch.tensor([0.0, 1.0], dtype=torch.float64)                  # reads n only
-    assert (basis.T @ uncovered).abs().item() < 0.1                            # what the quotient lets through
+    a, b, digits = toy_sources()
+    b_paired = b.copy()
+    b_paired[50:] = np.nan                                                        # 50 paired inputs
+    test_a, test_b, test_digits = toy_sources(seed=1)
+    fit = transfer().fit(states(a, b_paired), digits)
+    assert fit.basis_.shape == (2, 1) and abs(fit.basis_[0, 0]) > 0.9             # the quotient ≈ the first axis
+    scores = fit.predict_proba(states(test_a, test_b))
+    source = transfer(read="source", target="full").fit(states(a, b_paired), digits).predict_proba(states(test_a, test_b))
+    np.testing.assert_allclose(scores[:, 0], source[:, 0], atol=1e-3)             # covered: as good as on A
+    metrics = MonitorAUROCs("test/", [[0]], [[2]])
+    metrics.update(torch.as_tensor(scores), torch.as_tensor(test_digits))
+    result = {k: v.item() for k, v in metrics.compute().items()}
+    assert result["test/auroc_covered"] > 0.95 and result["test/auroc_uncovered"] < 0.65
 
 
-def test_in_digits():
-    assert in_digits(torch.tensor([0, 5, 3, 9]), [3, 9]).tolist() == [False, False, True, True]
+def test_alignment_never_sees_labels_nor_unpaired_b_nor_test_inputs_of_a():
+    a, b, digits = toy_sources()
+    b_paired = b.copy()
+    b_paired[50:] = np.nan
+    test_a, test_b, _ = toy_sources(seed=1)
+    fit = transfer(target="full").fit(states(a, b_paired), digits)
+    shuffled = digits.copy()
+    shuffled[:50] = np.random.default_rng(3).permutation(shuffled[:50])          # relabel only the paired rows
+    moved = transfer(target="full").fit(states(a, b_paired), shuffled)
+    np.testing.assert_allclose(fit.alignment_.coef_, moved.alignment_.coef_)      # the map is label-free
+    blind = states(np.full_like(test_a, np.nan), test_b)                            # A is not read at test time
+    np.testing.assert_allclose(fit.predict_proba(blind), fit.predict_proba(states(test_a, test_b)))
+
+
+def test_oracle_and_cca_and_bad_values():
+    a, b, digits = toy_sources()
+    oracle = transfer(read="oracle").fit(states(a, b), digits)
+    assert oracle.predict_proba(states(a, b)).shape == (600, 2)
+    cca = transfer(target="full", alignment=CCA(n_components=1, scale=False)).fit(states(a, b), digits)
+    assert cca.source_estimate(states(a, b)).shape == (600, 2)
+    b[5] = np.nan
+    with pytest.raises(ConfigError, match="set data.n_pairs=null"):
+        transfer(read="oracle").fit(states(a, b), digits)
+    with pytest.raises(ConfigError, match="model.read='probe'"):
+        transfer(read="probe").fit(states(a, b), digits)
+
+
+def test_monitor_auroc_is_the_mean_over_monitors():
+    metrics = MonitorAUROCs("val/", [[0], [1]], [[2]])
+    labels = torch.tensor([0, 1, 2, 0])
+    scores = torch.tensor([[0.9, 0.1, 0.0], [0.1, 0.2, 0.0], [0.2, 0.3, 1.0], [0.8, 0.4, 0.0]])
+    metrics.update(scores, labels)                       # monitor {0}: AUROC 1; {1}: 1/3 (0.2 beats only 0.1); {2}: 1
+    result = {k: v.item() for k, v in metrics.compute().items()}
+    assert result["val/auroc_covered"] == pytest.approx((1 + 1 / 3) / 2)
+    assert result["val/auroc_uncovered"] == pytest.approx(1.0)
