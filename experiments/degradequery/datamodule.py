@@ -1,6 +1,6 @@
 """PROTAC-8K as a LightningDataModule (the `reprolab-train experiment=degradequery/...` path).
 
-Batches are dicts `{mol, target, e3, [target_seq, e3_seq], label}` (mol: ECFP on-bits or a graph dict) gathered by `TupleInputs`;
+Batches are dicts `{mol, target, e3, [target_seq, e3_seq], [mol_x], label}` (mol_x: the `mol_tables` columns) (mol: ECFP on-bits or a graph dict) gathered by `TupleInputs`;
 `Protac8KPretrainCorpus` serves the distinct tuples of `pretrain_corpus()` (no validation or test record) to pretraining.
 """
 
@@ -15,6 +15,7 @@ from reprolab.errors import ConfigError
 
 from .data import load_protac8k
 from .inputs import TupleInputs
+from .mol_tables import mol_tables
 from .splits import SPLITS
 
 
@@ -37,6 +38,7 @@ class Protac8KDataModule(L.LightningDataModule):
         num_workers: int = 0,
         max_targets: int = 512,
         max_e3s: int = 32,
+        mol_tables: list[str] | tuple[str, ...] = (),
     ):
         super().__init__()
         if split not in SPLITS:
@@ -57,6 +59,12 @@ class Protac8KDataModule(L.LightningDataModule):
             kwargs.update(test_fraction=h.test_fraction, split_seed=h.split_seed)
         self.split = SPLITS[h.split](self.data, **kwargs)
         self.inputs = TupleInputs(self.data, h.use_sequences, h.mol_encoder)
+        self.smiles = self.data.records.drop_duplicates("mol").set_index("mol").smiles.sort_index().tolist()
+
+    def _mol_x(self, mol: torch.Tensor) -> torch.Tensor:
+        """The `mol_tables` columns of a batch's molecules (computed on first use, `mol_tables.mol_row`)."""
+        kinds, bits = tuple(self.hparams.mol_tables), self.hparams.fp_bits
+        return torch.from_numpy(mol_tables(tuple(self.smiles[m] for m in mol.tolist()), kinds, bits))
 
     @property
     def num_targets(self) -> int:
@@ -72,7 +80,9 @@ class Protac8KDataModule(L.LightningDataModule):
 
     def _collate(self, items) -> dict[str, torch.Tensor]:
         tuples, labels = zip(*items, strict=True)
-        return {**self.inputs(torch.stack(tuples)), "label": torch.stack(labels).float()}
+        tuples = torch.stack(tuples)
+        extra = {"mol_x": self._mol_x(tuples[:, 0])} if self.hparams.mol_tables else {}
+        return {**self.inputs(tuples), **extra, "label": torch.stack(labels).float()}
 
     def _loader(self, rows, shuffle: bool) -> DataLoader:
         dataset = TensorDataset(torch.from_numpy(self.data.tuples(rows)), torch.from_numpy(rows.label.to_numpy(dtype=np.int64, copy=True)))

@@ -1,5 +1,6 @@
 # DegradeQuery on PROTAC-8K: data, the claim check through reprolab-train (networks and forests in one sweep), paper-scale presets.
 .PHONY: data-protac8k pretrain-degradequery pretrain-degradequery-official pretrain-degradequery-holdouts claim-degradequery claim-degradequery-official claim-degradequery-holdouts table-degradequery reproduce-degradequery \
+        claim-degradequery-protocol claim-degradequery-refit pretrain-degradequery-refit claim-degradequery-search \
         reproduce-degradequery-main reproduce-degradequery-main_gin reproduce-degradequery-main_sequences reproduce-degradequery-no_pretrain reproduce-degradequery-molecule_only reproduce-degradequery-scaffold reproduce-degradequery-target_e3
 
 DQ_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
@@ -15,6 +16,8 @@ define dq_pretrain
 endef
 # the official-split arms: the paper's model, its ablation and baselines (networks, then scikit-learn models)
 DQ_OFFICIAL := degradequery/main,degradequery/no_pretrain,degradequery/molecule_only,degradequery/rf_tuple,degradequery/gbm_tuple,degradequery/rf_molecule
+# protocol ablations of the scikit-learn baselines (each changes one choice of rf_tuple / gbm_tuple back)
+DQ_PROTOCOL := degradequery/rf_tuple_carve,degradequery/rf_tuple_dedup,degradequery/rf_tuple_300,degradequery/rf_tuple_all_names,degradequery/gbm_tuple_carve
 # the holdout arms, each on the scaffold and the (target, E3) holdout (data.split)
 DQ_HOLDOUT := degradequery/main,degradequery/no_pretrain,degradequery/molecule_only,degradequery/rf_molecule
 
@@ -30,9 +33,24 @@ pretrain-degradequery: pretrain-degradequery-official pretrain-degradequery-hold
 
 claim-degradequery-official: pretrain-degradequery-official ## DegradeQuery claim, official split: 6 arms (3 networks, 3 sklearn models) x 5 seeds through reprolab-train -> its RESULTS.md block
 	-$(DQ_ENV) $(TRAIN) -m seed=$(DQ_SEEDS) experiment=$(DQ_OFFICIAL) print_config=false $(DATA_OVERRIDE) \
-	  hydra.sweep.dir=$(DQ_RUNS)/official
-	$(TABLE) $(DQ_RUNS)/official --group-by setting --metric test/auroc test/accuracy test/f1_macro test/precision test/recall \
-	  --no-curves --name official --results experiments/degradequery/RESULTS.md
+	  hydra.sweep.dir=$(DQ_RUNS)/official 'hydra.sweep.subdir=$${setting}-$${seed}'
+	$(TABLE) $(DQ_RUNS)/official --group-by setting --metric test/auroc test/accuracy test/accuracy_at_threshold test/oracle_accuracy \
+	  cv/auroc test/f1_macro --no-curves --name official --results experiments/degradequery/RESULTS.md
+
+claim-degradequery-protocol: ## the sklearn baselines' protocol, one choice changed back at a time: 5 ablation arms x 5 seeds -> its RESULTS.md block
+	-$(DQ_ENV) $(TRAIN) -m seed=$(DQ_SEEDS) experiment=$(DQ_PROTOCOL) print_config=false $(DATA_OVERRIDE) \
+	  hydra.sweep.dir=$(DQ_RUNS)/protocol 'hydra.sweep.subdir=$${setting}-$${seed}'
+	$(TABLE) $(DQ_RUNS)/protocol --group-by setting --metric test/auroc test/accuracy --no-curves \
+	  --name protocol --results experiments/degradequery/RESULTS.md
+
+pretrain-degradequery-refit: ## stage 1 of select-then-refit: pretraining on the corpus of the split without a carve, 5 seeds -> $(DQ_RUNS)/pretrain_refit/official-<seed>
+	$(call dq_pretrain,pretrain_refit,$(DQ_SEEDS),official)
+
+claim-degradequery-refit: claim-degradequery-official pretrain-degradequery-refit ## select-then-refit: the epoch count of each seed's carve-select `main` run (claim-degradequery-official), refit on every training triplet, 5 seeds
+	-$(DQ_ENV) $(TRAIN) -m seed=$(DQ_SEEDS) experiment=degradequery/main_refit print_config=false $(DATA_OVERRIDE) \
+	  hydra.sweep.dir=$(DQ_RUNS)/refit 'hydra.sweep.subdir=$${setting}-$${seed}'
+	$(TABLE) $(DQ_RUNS)/refit --group-by setting --metric test/auroc test/accuracy test/oracle_accuracy \
+	  refit/epochs --no-curves --name refit --results experiments/degradequery/RESULTS.md
 
 claim-degradequery-holdouts: pretrain-degradequery-holdouts ## DegradeQuery claim, scaffold and (target, E3) holdouts: 4 arms x 2 splits x 3 seeds -> its RESULTS.md block
 	-$(DQ_ENV) $(TRAIN) -m seed=$(DQ_HOLDOUT_SEEDS) ++data.split=$(DQ_HOLDOUT_SPLITS) experiment=$(DQ_HOLDOUT) print_config=false \
@@ -40,7 +58,7 @@ claim-degradequery-holdouts: pretrain-degradequery-holdouts ## DegradeQuery clai
 	$(TABLE) $(DQ_RUNS)/holdouts --group-by data.split setting --metric test/auroc test/accuracy test/f1_macro \
 	  --no-curves --name holdouts --results experiments/degradequery/RESULTS.md
 
-claim-degradequery: claim-degradequery-official claim-degradequery-holdouts ## DegradeQuery claim check (CPU, one thread): pretraining, the two sweeps above, then the verdicts of claims.yaml
+claim-degradequery: claim-degradequery-official claim-degradequery-holdouts claim-degradequery-protocol claim-degradequery-refit claim-degradequery-search ## DegradeQuery claim check (CPU, one thread): pretraining, the sweeps above, then the verdicts of claims.yaml
 	$(CLAIMS) degradequery
 
 table-degradequery: claim-degradequery-official ## alias: the official-split table is part of the claim check
@@ -71,3 +89,9 @@ reproduce-degradequery-scaffold: ## ablation: Murcko-scaffold holdout, 5 seeds (
 reproduce-degradequery-target_e3: ## ablation: (target, E3) pair holdout, 5 seeds (CPU)
 	$(call dq_pretrain,pretrain,$(DQ_SEEDS),target_e3)
 	$(call dq_reproduce,target_e3)
+
+claim-degradequery-search: ## toward the 0.92 goal, chosen on CV only: LightGBM, molecule tables, a soft vote, 3 seeds -> its RESULTS.md block
+	-$(DQ_ENV) $(TRAIN) -m seed=0,1,2 experiment=degradequery/lgbm_tuple,degradequery/vote_tuple,degradequery/lgbm_tuple_tables \
+	  print_config=false $(DATA_OVERRIDE) hydra.sweep.dir=$(DQ_RUNS)/search 'hydra.sweep.subdir=$${setting}-$${seed}'
+	$(TABLE) $(DQ_RUNS)/search --group-by setting --metric cv/auroc test/auroc test/accuracy \
+	  test/accuracy_at_threshold test/oracle_accuracy --no-curves --name search --results experiments/degradequery/RESULTS.md

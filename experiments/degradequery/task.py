@@ -3,6 +3,8 @@
 Stage 1 (`pretrain_task.py`, preset degradequery/pretrain) writes a run; before fitting, this task loads that run's
 encoder and compatibility head from `pretrained_ckpt` (null: random initialisation, the no_pretrain ablation).
 Validation / test log torchmetrics AUROC, accuracy, macro-F1, precision and recall as `val/<metric>`, `test/<metric>`.
+Before testing, the tested weights score the validation set once more and the accuracy-maximising cut on it becomes
+`val/threshold`; test then also logs accuracy at that cut and at the oracle cut (`sklearn_selection.threshold_report`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import torch.nn.functional as F
 from reprolab.errors import ConfigError
 from reprolab.metrics.binary import BinaryMetrics
 from reprolab.task import Task
+from reprolab.tasks.sklearn_selection import accuracy_threshold, threshold_report
 
 from .checkpoints import load_pretrained
 
@@ -26,6 +29,8 @@ class DegradeQueryTask(Task):
             raise ConfigError("the molecule-only model has no target/E3 to pretrain on; set task.pretrained_ckpt=null")
         self.pretrained_ckpt = pretrained_ckpt
         self.metrics = torch.nn.ModuleDict({s: BinaryMetrics(f"{s}/", threshold) for s in ("val", "test")})
+        self.val_threshold: float | None = None
+        self._test_scores: list[tuple[torch.Tensor, torch.Tensor]] = []
 
     def setup(self, stage: str) -> None:
         """Start fitting from the pretrained weights (a resumed run's checkpoint is restored after this)."""
@@ -38,21 +43,39 @@ class DegradeQueryTask(Task):
             got = sorted(batch) if isinstance(batch, dict) else type(batch).__name__
             raise ConfigError(f"DegradeQueryTask expects a dict batch with {BATCH_KEYS} (target/e3/label [B]), "
                               f"got {got}: use data=protac8k")
-        return self.model(**{k: v for k, v in batch.items() if k != "label"})
+        return self.model(**{k: v for k, v in batch.items() if k not in ("label", "mol_x")})
 
     def training_step(self, batch, batch_idx):
         loss = F.binary_cross_entropy_with_logits(self._logits(batch), batch["label"])
         self.log("train/loss", loss, on_step=True, on_epoch=True, prog_bar=True)
         return loss
 
-    def _evaluate(self, batch, stage: str) -> None:
+    def _evaluate(self, batch, stage: str) -> torch.Tensor:
         logits = self._logits(batch)
         self.log(f"{stage}/loss", F.binary_cross_entropy_with_logits(logits, batch["label"]), sync_dist=True)
-        self.metrics[stage].update(torch.sigmoid(logits), batch["label"].long())
+        probs = torch.sigmoid(logits)
+        self.metrics[stage].update(probs, batch["label"].long())
         self.log_dict(self.metrics[stage], on_step=False, on_epoch=True, prog_bar=stage == "val")
+        return probs
 
     def validation_step(self, batch, batch_idx):
         self._evaluate(batch, "val")
 
     def test_step(self, batch, batch_idx):
-        self._evaluate(batch, "test")
+        self._test_scores.append((self._evaluate(batch, "test").detach().cpu(), batch["label"].long().cpu()))
+
+    @torch.no_grad()
+    def on_test_epoch_start(self) -> None:
+        """The validation cut of the tested weights (none when there is no validation set, e.g. the refit)."""
+        self._test_scores, self.val_threshold = [], None
+        loader = self.trainer.datamodule.val_dataloader() if self.trainer.datamodule is not None else None
+        scored = [(torch.sigmoid(self._logits(self.transfer_batch_to_device(b, self.device, 0))).cpu(), b["label"].long())
+                  for b in (loader or [])]
+        if scored:
+            self.val_threshold = accuracy_threshold(*(torch.cat(part).numpy() for part in zip(*scored, strict=True)))
+            self.log("val/threshold", self.val_threshold)
+
+    def on_test_epoch_end(self) -> None:
+        if self._test_scores:
+            probs, labels = (torch.cat(part).numpy() for part in zip(*self._test_scores, strict=True))
+            self.log_dict(threshold_report(probs, labels, self.val_threshold, prefix="test/"))

@@ -7,6 +7,11 @@ test batches are featurized the same way and scored by the SAME metric collectio
 logs (`metrics`, a factory called with `prefix="val/"` / `"test/"`), so a forest and a network sit in one sweep
 and one `reprolab-table`.
 
+Without a validation carve (`data.val_fraction=0` where a datamodule allows it) the estimator is fitted on every
+training row; `cv_folds` > 0 then gives it held-out scores all the same (`cv/auroc`, ...: out-of-fold predictions
+on the training rows, `sklearn_selection.py`) to compare configurations on, and `threshold_from` (`cv` | `val`)
+picks a decision threshold on those held-out scores, never on test (`test/accuracy_at_threshold`).
+
 Nothing is pickled into the checkpoint: a fitted estimator is rebuilt by refitting (its `random_state` comes
 from the run's seed, so the refit is the same model), which a checkpoint loaded elsewhere (`reprolab-eval`)
 does on first use from the datamodule's training loader.
@@ -22,8 +27,11 @@ import torch
 from sklearn.base import clone
 
 from reprolab.errors import ConfigError
+from reprolab.metrics.binary import binary_metrics
+from reprolab.tasks.sklearn_selection import accuracy_threshold, cross_validated_proba, threshold_report
 
 PREDICTIONS = ("positive_proba", "proba", "label")
+THRESHOLD_SOURCES = (None, "cv", "val")
 
 
 class BatchFeatures:
@@ -41,7 +49,8 @@ class BatchFeatures:
 class SklearnEstimatorTask(L.LightningModule):
     def __init__(self, model, optimizer=None, scheduler=None, featurizer: Callable | None = None,
                  metrics: Callable | None = None, label_key: str | int = "label",
-                 prediction: str = "positive_proba"):
+                 prediction: str = "positive_proba", cv_folds: int = 0, cv_seed: int = 0,
+                 threshold_from: str | None = None):
         super().__init__()
         if not hasattr(model, "fit") or not hasattr(model, "predict"):
             raise ConfigError(f"task=sklearn_estimator needs a scikit-learn estimator as `model`, got "
@@ -50,6 +59,12 @@ class SklearnEstimatorTask(L.LightningModule):
             raise ConfigError("a scikit-learn estimator is fitted without an optimizer: set optimizer=null scheduler=null")
         if prediction not in PREDICTIONS:
             raise ConfigError(f"task.prediction must be one of {PREDICTIONS}, got {prediction!r}")
+        if threshold_from not in THRESHOLD_SOURCES:
+            raise ConfigError(f"task.threshold_from must be one of {THRESHOLD_SOURCES}, got {threshold_from!r}")
+        if threshold_from == "cv" and cv_folds < 2:
+            raise ConfigError("task.threshold_from=cv needs task.cv_folds >= 2")
+        if (cv_folds or threshold_from) and prediction != "positive_proba":
+            raise ConfigError("task.cv_folds / task.threshold_from score a positive class: set task.prediction=positive_proba")
         if metrics is None:
             raise ConfigError("task.metrics must name the metric factory of the paper's network task "
                               "(e.g. reprolab.metrics.binary.BinaryMetrics, _partial_: true)")
@@ -58,9 +73,12 @@ class SklearnEstimatorTask(L.LightningModule):
         self.featurizer = featurizer or BatchFeatures()
         self.label_key, self.prediction = label_key, prediction
         self.metrics = torch.nn.ModuleDict({stage: metrics(prefix=f"{stage}/") for stage in ("val", "test")})
+        self.cv_folds, self.cv_seed, self.threshold_from = cv_folds, cv_seed, threshold_from
         self.fitted = False
         self._features: list[np.ndarray] = []
         self._labels: list[np.ndarray] = []
+        self.selection: dict[str, float] = {}  # cv/* and the chosen threshold, logged when training ends
+        self._scored: dict[str, tuple[list, list]] = {"val": ([], []), "test": ([], [])}
 
     def configure_optimizers(self):
         return None
@@ -75,10 +93,18 @@ class SklearnEstimatorTask(L.LightningModule):
 
     def on_train_epoch_end(self) -> None:
         self.trainer.should_stop = True  # one pass is a fit; further epochs would only repeat validation
+        self._ensure_fitted()  # already done when a validation loop ran; not when there is no validation set
+        if self.selection:
+            self.log_dict(self.selection)
 
     def _fit_gathered(self) -> None:
         features, labels = np.concatenate(self._features), np.concatenate(self._labels)
         self._features, self._labels = [], []
+        if self.cv_folds:
+            oof = cross_validated_proba(self.estimator, features, labels, self.cv_folds, self.cv_seed)
+            self.selection = {f"cv/{k}": v for k, v in binary_metrics(oof, labels).items()}
+            if self.threshold_from == "cv":
+                self.selection["cv/threshold"] = accuracy_threshold(oof, labels)
         self.estimator = clone(self.estimator).fit(features, labels)
         self.fitted = True
 
@@ -111,8 +137,28 @@ class SklearnEstimatorTask(L.LightningModule):
         if not self.fitted:  # the sanity check before training: nothing to score yet
             return
         labels = torch.as_tensor(self._labels_of(batch)).long()
-        self.metrics[stage].update(self.predict_batch(batch), labels)
+        predictions = self.predict_batch(batch)
+        self.metrics[stage].update(predictions, labels)
         self.log_dict(self.metrics[stage], on_step=False, on_epoch=True, prog_bar=stage == "val")
+        if self.prediction == "positive_proba":
+            self._scored[stage][0].append(predictions.numpy())
+            self._scored[stage][1].append(labels.numpy())
+
+    def _scores(self, stage: str) -> tuple[np.ndarray, np.ndarray] | None:
+        probs, labels = self._scored[stage]
+        self._scored[stage] = ([], [])
+        return (np.concatenate(probs), np.concatenate(labels)) if probs else None
+
+    def on_validation_epoch_end(self) -> None:
+        scored = self._scores("val")
+        if scored is not None and self.threshold_from == "val":
+            self.selection["val/threshold"] = accuracy_threshold(*scored)
+
+    def on_test_epoch_end(self) -> None:
+        """Test scored at the threshold chosen on held-out training scores, and the oracle cut (reported only)."""
+        scored = self._scores("test")
+        if scored is not None and self.threshold_from:
+            self.log_dict(threshold_report(*scored, self.selection.get(f"{self.threshold_from}/threshold"), prefix="test/"))
 
     def validation_step(self, batch, batch_idx):
         self._evaluate(batch, "val")

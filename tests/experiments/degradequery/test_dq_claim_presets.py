@@ -15,20 +15,30 @@ from reprolab.config import CONF_DIR, REPO_ROOT, compose
 from reprolab.errors import ConfigError
 from reprolab.train import run
 
-ARMS = ["main", "no_pretrain", "molecule_only", "rf_tuple", "gbm_tuple", "rf_molecule"]
+ARMS = ["main", "no_pretrain", "molecule_only", "rf_tuple", "gbm_tuple", "rf_molecule", "lgbm_tuple", "main_refit"]
+SMALL = {"rf_tuple": ["model.estimator.n_estimators=5"], "rf_molecule": ["model.n_estimators=5"], "lgbm_tuple": ["model.n_estimators=5"]}
 TARGETS = (REPO_ROOT / "experiments" / "degradequery" / "targets.mk").read_text()
 
 
 @pytest.mark.parametrize("arm", ARMS)
 def test_claim_arm_runs_one_batch_through_the_trainer(arm, protac8k_dir, tmp_path, request):
     extra = ["++data.split=target_e3"] if arm == "no_pretrain" else []  # the holdout sweep's override, once
-    extra += [f"pretrain_run={request.getfixturevalue('pretrain_run')}"] if arm == "main" else []
-    extra += ["model.n_estimators=5"] if arm.startswith("rf") else []
+    extra += [f"pretrain_run={request.getfixturevalue('pretrain_run')}"] if arm.startswith("main") else []
+    extra += SMALL.get(arm, [])
+    if arm == "main_refit":  # stage 1 of the refit: a carve-select run whose best checkpoint is from epoch 1
+        (tmp_path / "select" / "checkpoints").mkdir(parents=True)
+        torch.save({"epoch": 1}, tmp_path / "select" / "checkpoints" / "best-001-000010.ckpt")
+        extra += [f"select_run={tmp_path / 'select'}"]
     cfg = compose([f"experiment=degradequery/{arm}", "debug=fdr", "logger=none", "print_config=false",
                    f"paths.data_dir={protac8k_dir}", *extra], output_dir=tmp_path)
     metrics = run(cfg)
     assert {"test/auroc", "test/accuracy", "test/f1_macro"} <= set(metrics)
     assert metrics["setting"] == arm and (tmp_path / "metrics.json").is_file()
+    if arm in ("main", "rf_tuple", "lgbm_tuple"):  # a threshold chosen on validation (networks) or CV (estimators)
+        assert 0 < metrics["val/threshold" if arm == "main" else "cv/threshold"] < 1
+        assert {"test/accuracy_at_threshold", "test/oracle_accuracy"} <= set(metrics)
+    if arm == "main_refit":
+        assert metrics["refit/epochs"] == 2 and "val/auroc" not in metrics
 
 
 def test_fingerprint_features_are_the_dense_bits_then_one_hot_target_and_e3():
@@ -51,6 +61,7 @@ def test_claims_file_names_existing_presets_and_the_claim_sweeps():
         for run_folder in claim.runs:
             assert f"hydra.sweep.dir=$(DQ_RUNS)/{run_folder}" in TARGETS, run_folder
         for arm in (claim.treatment, claim.baseline or {}):
-            if "setting" in arm:
-                assert (Path(CONF_DIR) / "experiment" / "degradequery" / f"{arm['setting']}.yaml").is_file()
+            settings = arm.get("setting", [])
+            for setting in settings if isinstance(settings, list) else [settings]:
+                assert (Path(CONF_DIR) / "experiment" / "degradequery" / f"{setting}.yaml").is_file(), setting
         assert claim.paired or claim.threshold is not None
