@@ -23,7 +23,7 @@ from hydra.experimental.callback import Callback
 from hydra.types import RunMode
 from omegaconf import DictConfig
 
-from reprolab.errors import ConfigError, one_line
+from reprolab.errors import ConfigError, RunFolderBusyError, one_line
 from reprolab.results.runs import ERROR_FILE, FAILED, FINISHED, INCOMPLETE, find_runs
 
 REPORT_FILE = "sweep_report.json"
@@ -77,10 +77,10 @@ class SweepReport(Callback):
             Path(storage[len(SQLITE) :]).parent.mkdir(parents=True, exist_ok=True)
 
     def on_job_end(self, config: DictConfig, job_return: JobReturn, **kwargs: Any) -> None:
-        if job_return.status == JobStatus.FAILED:
+        err = job_return._return_value if job_return.status == JobStatus.FAILED else None
+        if err is not None and not isinstance(err, RunFolderBusyError):  # a busy folder is another run's
             error_file = Path(config.hydra.runtime.output_dir) / ERROR_FILE
             if not error_file.exists():
-                err = job_return._return_value
                 error_file.write_text(f"{type(err).__name__}: {one_line(err)}\n")
         if config.hydra.mode == RunMode.MULTIRUN:  # a single run has no sweep folder to report in
             write_report(config.hydra.sweep.dir)
