@@ -14,10 +14,11 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 from torchmetrics.functional.classification import binary_auroc
 
-from experiments.probes.digits import digits_images
+from experiments.probes.digits import as_images, digits_images
 from experiments.probes.quotient import in_digits, least_squares_probe, probe_scores, visible_basis
-from experiments.probes.sources import load_source, readout_inputs
+from experiments.probes.sources import load_source, readout_inputs, untrained_source
 from experiments.probes.whitening import FittedInputMap
+from reprolab.data.digits import fake_digits_arrays
 from reprolab.errors import ConfigError
 from reprolab.task import Task
 
@@ -42,6 +43,7 @@ class TransferDataModule(L.LightningDataModule):
             raise ConfigError(f"data.target={target!r}; choose quotient (A's probe-visible quotient) or full")
         if n_pairs < 2:
             raise ConfigError(f"data.n_pairs={n_pairs}; the map needs at least 2 paired inputs")
+        self.sources = (source_a, source_b)
         self.run_a = f"{sources_dir}/{source_a}_seed{seed}"
         self.run_b = f"{sources_dir}/{source_b}_seed{seed + b_seed_offset}"
         self.target, self.n_pairs, self.n_val_pairs, self.seed = target, n_pairs, n_val_pairs, seed
@@ -50,9 +52,16 @@ class TransferDataModule(L.LightningDataModule):
         self.data_dir, self.download = data_dir, download
 
     def setup(self, stage: str | None = None) -> None:
-        model_a, cfg_a = load_source(self.run_a)
-        model_b, _ = load_source(self.run_b)
-        x, y, x_test, self.y_test = digits_images(cfg_a.data.source, self.data_dir, self.download)
+        (model_a, cfg_a), (model_b, _) = load_source(self.run_a), load_source(self.run_b)
+        self.fit_quotient(model_a, model_b, *digits_images(cfg_a.data.source, self.data_dir, self.download))
+
+    def fake_setup(self, stage: str | None = None) -> None:
+        """The two source presets' networks untrained, on random pixels of their source's sizes (reprolab.data.fake)."""
+        (model_a, cfg_a), (model_b, _) = (untrained_source(f"probes/{s}") for s in self.sources)
+        self.fit_quotient(model_a, model_b, *as_images(*fake_digits_arrays(cfg_a.data.source)))
+
+    def fit_quotient(self, model_a, model_b, x, y, x_test, y_test) -> None:
+        self.y_test = y_test
         a, a_test = whitened(readout_inputs(model_a, x), readout_inputs(model_a, x_test))
         b, b_test = whitened(readout_inputs(model_b, x), readout_inputs(model_b, x_test))
         bank = torch.stack([least_squares_probe(a, y == d, self.probe_ridge)[:-1] for d in self.bank_digits], 1)

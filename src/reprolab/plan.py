@@ -13,6 +13,7 @@ the cost at the paper's micro-batch; times the accumulation it is one optimizer 
 Peaks are NVIDIA's dense (no sparsity) H100 SXM / H200 SXM numbers for the precision the preset runs in.
 Not counted: validation and test passes, data loading (DFG's JPEG decoding may bound it), the CUDA
 context and allocator slack (~1-2 GB), and per-method extra passes of swept keys other than the first value.
+A target that needs a make variable from its user (DFG's open-set split) is measured with a stand-in (MAKE_VARS).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import argparse
 import json
 import logging
 import math
+import os
 import re
 import shlex
 import subprocess
@@ -47,6 +49,12 @@ CPU_STEP = ["device=cpu", "logger=none", "callbacks=none", "print_config=false",
                 "num_sanity_val_steps": 0, "val_check_interval": "null", "check_val_every_n_epoch": 1,
                 "accumulate_grad_batches": 1, "enable_progress_bar": "false", "enable_model_summary": "false",
                 "enable_checkpointing": "false"}.items())]
+# Make variables a target needs from its user; the plan measures with a stand-in (10 of DFG's 100 algorithms unseen,
+# 5 of them distractors) and says so.
+UNSEEN = [f"unseen{i}" for i in range(10)]
+STAND_IN_SPLIT = [f"data.unseen=[{','.join(UNSEEN)}]", f"data.distractors=[{','.join(UNSEEN[5:])}]",
+                  "data.num_seen_algorithms=90"]
+MAKE_VARS = {"reproduce-deepfakegenome-open_set": [f"DFG_SPLIT={' '.join(STAND_IN_SPLIT)}"]}
 DATA_DIR: list[str] = []  # `paths.data_dir=...` for datamodules without a fake that read small local data (--data-dir)
 DROPPED = ("paths.", "hydra.", "logger", "data.download", "print_config", "++mean_runs")
 
@@ -74,8 +82,9 @@ def sweep_values(value: str) -> list[str]:
 
 def target_jobs(target: str, root: Path = REPO_ROOT) -> list[dict]:
     """Each distinct preset a target trains: the overrides it is measured with and how many runs it makes."""
-    dry = subprocess.run(["make", "-n", "-s", "--no-print-directory", target], cwd=root, capture_output=True,
-                         text=True, check=True).stdout.replace("\\\n", " ")
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}  # under `make plan`
+    dry = subprocess.run(["make", "-n", "-s", "--no-print-directory", target, *MAKE_VARS.get(target, [])], cwd=root, capture_output=True,
+                         text=True, check=True, env=env).stdout.replace("\\\n", " ")
     jobs = []
     for line in dry.splitlines():
         words = shlex.split(line)

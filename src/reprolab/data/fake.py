@@ -140,6 +140,18 @@ def fake_config(cfg: DictConfig) -> DictConfig:
     return cfg
 
 
+def compose_preset(overrides: list[str]) -> DictConfig:
+    """The training config for `overrides`, inside a running `reprolab-train` (Hydra's app) or outside it."""
+    from hydra import compose as hydra_compose
+    from hydra.core.global_hydra import GlobalHydra
+
+    from reprolab.config import compose
+
+    if GlobalHydra.instance().is_initialized():
+        return hydra_compose(config_name="train", overrides=overrides)
+    return compose(overrides)
+
+
 def set_batch_size(data: DictConfig, size: int) -> None:
     """A data config (and any datamodule config nested in it) at batches of `size`, no workers, no download."""
     for key in ("batch_size", "eval_batch_size"):
