@@ -219,24 +219,47 @@ def plan_job(preset: str, overrides: list[str]) -> dict:
             "measure_cpu_s": one["cpu_s"] + two["cpu_s"]}
 
 
-def build_plan(targets: list[str]) -> dict:
-    measured: dict[tuple, dict] = {}
+def plan_job_isolated(preset: str, overrides: list[str], timeout_s: int) -> dict:
+    """`plan_job` in a fresh process (its memory returns when it ends; a job killed for memory or time is reported)."""
+    cmd = [sys.executable, "-m", "reprolab.plan", "--job", preset, *overrides, *(["--data-dir", DATA_DIR[0].split("=", 1)[1]] if DATA_DIR else [])]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        return {"preset": preset, "overrides": overrides, "error": f"measurement ran past {timeout_s} s"}
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        return {"preset": preset, "overrides": overrides,
+                "error": f"measurement exited {done.returncode}: {(done.stderr.strip().splitlines() or [''])[-1][:200]}"}
+    return json.loads(lines[-1])
+
+
+def summarise(jobs: list[dict]) -> dict:
+    done = [j for j in jobs if "error" not in j]
+    return {"jobs": jobs, "runs": sum(j["runs"] for j in jobs),
+            **{f"gpu_hours_{g}": sum(j["runs"] * j[f"hours_{g}"] for j in done) for g in GPUS},
+            "max_memory_gb": max((j["memory_gb"] for j in done), default=None), "complete": len(done) == len(jobs)}
+
+
+def build_plan(targets: list[str], out: Path, timeout_s: int = 1800) -> dict:
+    """Measure every job of `targets` (each distinct one once; those in `out/plan.json` already are kept) and
+    write plan.json after each target, so an interrupted plan resumes where it stopped."""
+    plan_file = out / "plan.json"
+    old = json.loads(plan_file.read_text()) if plan_file.is_file() else {"targets": {}}
+    measured = {(j["preset"], tuple(j["overrides"])): {k: v for k, v in j.items() if k != "runs"}
+                for e in old["targets"].values() for j in e["jobs"] if "error" not in j}
     plan = {"assumptions": {"mfu": MFU, "launch_s_per_op": LAUNCH_S, "bf16_activation_factor": BF16_ACTIVATIONS,
-                            "gpus": GPUS}, "targets": {}}
+                            "gpus": GPUS}, "targets": old["targets"]}
     for target in targets:
         jobs = target_jobs(target)
         for job in jobs:
             key = (job["preset"], tuple(job["overrides"]))
             if key not in measured:
                 print(f"measuring {job['preset']} {' '.join(job['overrides'])}", file=sys.stderr, flush=True)
-                measured[key] = plan_job(*key)
+                measured[key] = plan_job_isolated(*key, timeout_s=timeout_s)
             job.update(measured[key])
-        done = [j for j in jobs if "error" not in j]
-        plan["targets"][target] = {
-            "jobs": jobs, "runs": sum(j["runs"] for j in jobs),
-            **{f"gpu_hours_{g}": sum(j["runs"] * j[f"hours_{g}"] for j in done) for g in GPUS},
-            "max_memory_gb": max((j["memory_gb"] for j in done), default=None),
-            "complete": len(done) == len(jobs)}
+        plan["targets"][target] = summarise(jobs)
+        plan["targets"] = dict(sorted(plan["targets"].items()))
+        plan_file.write_text(json.dumps(plan, indent=1, default=str) + "\n")
     return plan
 
 
@@ -247,13 +270,16 @@ def hours(h: float) -> str:
 
 
 def help_line(target: str, entry: dict) -> str:
-    """'N runs, X GPU-h on H100 (Y on H200), peak Z GB' for `make help`."""
+    """'N runs, X on one H100 (Y on one H200), ≤ Z GB per GPU' for `make help`."""
     if not entry["jobs"]:
         return "no reprolab-train job"
-    missing = "" if entry["complete"] else " (some jobs unmeasured, see PLAN.md)"
-    mem = f", ≤ {entry['max_memory_gb']:.1f} GB per GPU" if entry["max_memory_gb"] is not None else ""
-    return (f"{entry['runs']} runs, {hours(entry['gpu_hours_H100'])} on one H100 "
-            f"({hours(entry['gpu_hours_H200'])} on one H200){mem}{missing}")
+    runs = f"{entry['runs']} run{'s' if entry['runs'] != 1 else ''}"
+    if entry["max_memory_gb"] is None:
+        return f"{runs}, compute not measured yet (see PLAN.md)"
+    at_least = "" if entry["complete"] else "≥ "
+    return (f"{runs}, {at_least}{hours(entry['gpu_hours_H100'])} on one H100 ({at_least}{hours(entry['gpu_hours_H200'])} "
+            f"on one H200), ≤ {entry['max_memory_gb']:.1f} GB per GPU" + ("" if entry["complete"] else
+                                                                        " (some jobs unmeasured, see PLAN.md)"))
 
 
 def markdown(plan: dict, command: str) -> str:
@@ -309,18 +335,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=REPO_ROOT)
     parser.add_argument("--help-lines", action="store_true", help="print the `make help` block from plan.json")
     parser.add_argument("--data-dir", help="paths.data_dir for the datamodules that have no fake (CPU-sized local data)")
+    parser.add_argument("--job", action="store_true", help="measure one job: targets = preset, then its overrides")
+    parser.add_argument("--timeout", type=int, default=1800, help="seconds per measured job")
     args = parser.parse_args(argv)
     if args.data_dir:
         DATA_DIR[:] = [f"paths.data_dir={args.data_dir}"]
-    logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)
     if args.help_lines:
         print_help_lines(args.out / "plan.json")
         return 0
-    targets = args.targets or reproduce_targets()
-    plan = build_plan(targets)
-    command = "python -m reprolab.plan" + (" " + " ".join(args.targets) if args.targets else "")
-    (args.out / "plan.json").write_text(json.dumps(plan, indent=1, default=str) + "\n")
-    (args.out / "PLAN.md").write_text(markdown(plan, command))
+    logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)
+    if args.job:
+        print(json.dumps(plan_job(args.targets[0], args.targets[1:]), default=str))
+        return 0
+    plan = build_plan(args.targets or reproduce_targets(), args.out, args.timeout)
+    (args.out / "PLAN.md").write_text(markdown(plan, "make plan"))
     for target, entry in plan["targets"].items():
         print(f"{target:40s} {help_line(target, entry)}")
     return 0 if all(e["complete"] for e in plan["targets"].values()) else 1

@@ -54,8 +54,17 @@ def two_step_config(name: str, tmp_path: Path):
     return cfg
 
 
+@pytest.fixture
+def smaller_dfg(monkeypatch):
+    """DFG's fake table at 1 % of its 2M rows (the per-row setup costs seconds; sample shapes are unchanged)."""
+    from experiments.deepfakegenome import data
+
+    monkeypatch.setattr(data, "DFG_FAKES_PER_ALGORITHM", data.DFG_FAKES_PER_ALGORITHM // 100)
+    monkeypatch.setattr(data, "DFG_REALS", data.DFG_REALS // 100)
+
+
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in PRESETS])
-def test_preset_two_steps_on_fake_data(name, tmp_path):
+def test_preset_two_steps_on_fake_data(name, tmp_path, smaller_dfg):
     cfg = two_step_config(name, tmp_path)
     try:
         metrics = run(cfg)
