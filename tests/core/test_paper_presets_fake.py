@@ -43,11 +43,13 @@ SLOW = {"deltamomentum/fineweb_370m_adamw", "deltamomentum/fineweb_370m_delta", 
 
 
 NEEDS = {"deepfakegenome/dfg_open_set": STAND_IN_SPLIT}  # what its reproduce target takes from the user (DFG_SPLIT)
+NO_STEPS = ["++trainer.max_steps=0"]  # the prior-collapse analysis takes no optimizer step (it refuses any)
+KEEP = {"dag_gp/chain_prior": NO_STEPS, "dag_gp/chain_prior_paper": NO_STEPS}
 
 
 def two_step_config(name: str, tmp_path: Path):
     data_dir = [f"paths.data_dir={SHARED_DATA}"] if SHARED_DATA.is_dir() else []
-    overrides = [f"experiment={name}", *NEEDS.get(name, []), *TWO_STEPS, *data_dir]
+    overrides = [f"experiment={name}", *NEEDS.get(name, []), *TWO_STEPS, *data_dir, *KEEP.get(name, [])]
     cfg = fake_config(compose(overrides, output_dir=tmp_path))
     with open_dict(cfg):
         set_batch_size(cfg.data, SMALL_BATCH)
@@ -70,9 +72,9 @@ def test_preset_two_steps_on_fake_data(name, tmp_path, smaller_dfg):
         metrics = run(cfg)
     except DatasetNotFoundError as err:  # a later stage whose earlier stage's runs are absent, or shared data absent
         pytest.skip(f"input absent: {err}")
-    assert cfg.trainer.max_steps == 2 and (tmp_path / "metrics.json").exists()
-    assert any(k.startswith("val/") for k in metrics) or cfg.task.get("_target_", "").endswith("SklearnEstimatorTask"), \
-        f"no validation metric after one val batch: {sorted(metrics)}"
+    assert (tmp_path / "metrics.json").exists()
+    trains = name not in KEEP and not cfg.task.get("_target_", "").endswith("SklearnEstimatorTask")
+    assert any(k.startswith("val/") for k in metrics) or not trains, f"no validation metric: {sorted(metrics)}"
 
 
 def test_every_gpu_preset_has_a_fake(tmp_path):
