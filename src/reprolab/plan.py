@@ -295,10 +295,11 @@ def markdown(plan: dict, command: str) -> str:
         f"(× {a['bf16_activation_factor']} in bf16). Validation, data loading and the CUDA context are not counted.", "",
         "| target | runs | GPU-hours H100 | GPU-hours H200 | peak GB/GPU |", "|---|---:|---:|---:|---:|"]
     for target, e in plan["targets"].items():
-        mem = "—" if e["max_memory_gb"] is None else f"{e['max_memory_gb']:.1f}"
         flag = "" if e["complete"] else " *"
-        lines.append(f"| `{target}`{flag} | {e['runs']} | {hours(e['gpu_hours_H100'])} | {hours(e['gpu_hours_H200'])} | {mem} |")
-    lines += ["", "\\* a job could not be measured (its error is listed below).", "",
+        cells = ["—"] * 3 if e["max_memory_gb"] is None else [
+            ("≥ " if flag else "") + hours(e[f"gpu_hours_{g}"]) for g in GPUS] + [f"{e['max_memory_gb']:.1f}"]
+        lines.append(f"| `{target}`{flag} | {e['runs']} | " + " | ".join(cells) + " |")
+    lines += ["", "\\* a job could not be measured (its error is listed below): the hours are a lower bound.", "",
               "| preset (overrides) | params | micro-batch × accum | steps | precision | GFLOP/step | step s (H100) | "
               "h/run (H100) | memory GB |", "|---|---:|---:|---:|---|---:|---:|---:|---:|"]
     seen = set()
