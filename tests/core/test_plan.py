@@ -89,3 +89,12 @@ def test_the_committed_plan_covers_every_reproduce_target():
     import json
 
     assert set(json.loads(plan_file.read_text())["targets"]) == set(P.reproduce_targets())
+
+
+def test_help_line_sums_runs_and_marks_partial_or_unmeasured_targets():
+    done = {"preset": "a", "overrides": [], "runs": 2, "hours_H100": 1.5, "hours_H200": 1.0, "memory_gb": 3.0}
+    failed = {"preset": "b", "overrides": [], "runs": 1, "error": "killed"}
+    assert P.help_line("t", P.summarise([done])) == "2 runs, 3.0 h on one H100 (2.0 h on one H200), ≤ 3.0 GB per GPU"
+    partial = P.help_line("t", P.summarise([done, failed]))
+    assert partial.startswith("3 runs, ≥ 3.0 h on one H100") and "some jobs unmeasured" in partial
+    assert "not measured" in P.help_line("t", P.summarise([failed]))
