@@ -40,7 +40,7 @@ TWO_STEPS = ["device=cpu", "logger=none", "print_config=false", "test_after_fit=
     "enable_progress_bar": "false", "enable_model_summary": "false"}.items())]
 # Over ~15 s of CPU each (two steps + one val batch, measured on the shared 2-core machine): `make test-slow`.
 SLOW = {"deltamomentum/fineweb_370m_adamw", "deltamomentum/fineweb_370m_delta",  # minutes, ~6 GB
-        "deltamomentum/fineweb_67m_adamw",  # 23 s; its DeltaAdamW twin stays in the default suite
+        "deltamomentum/fineweb_67m_adamw", "deltamomentum/fineweb_67m_delta",  # ~23 s each
         "degbins/nyuv2_x4", "degbins/nyuv2_x8", "degbins/nyuv2_x16",  # 17-50 s: 480x640 validation images
         "apt/nyuv2",  # SegNet-MTAN at 288x384
         "probes/mnist_transfer"}  # 53 s: two MLPs read all 70,000 MNIST inputs
