@@ -31,6 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import lightning as L
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
@@ -116,6 +117,20 @@ class OpCounter(torch.utils._python_dispatch.TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
+class CountStepOps(L.Callback):
+    """Counts aten ops from the batch's arrival to the end of its optimizer step only: the data pipeline (run in
+    this process at num_workers=0, in loader workers on a GPU) is not a kernel launch of the step."""
+
+    def __init__(self):
+        self.counter = OpCounter()
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
+        self.counter.__enter__()
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        self.counter.__exit__(None, None, None)
+
+
 def saved_bytes_hook(store: dict):
     """Pack hook summing the distinct storages autograd keeps for backward (activation memory)."""
     def pack(t):
@@ -140,17 +155,19 @@ def measure_step(preset: str, overrides: list[str], batch: int) -> dict:
         set_batch_size(cfg.data, batch)
     torch.manual_seed(0)
     datamodule, task, trainer = instantiate(cfg.data), build_task(cfg), build_trainer(cfg)
+    ops = CountStepOps()
+    trainer.callbacks.append(ops)
     saved: dict = {}
-    flops, ops = FlopCounterMode(display=False), OpCounter()
+    flops = FlopCounterMode(display=False)
     start = time.process_time()
-    with torch.autograd.graph.saved_tensors_hooks(saved_bytes_hook(saved), lambda t: t), flops, ops:
+    with torch.autograd.graph.saved_tensors_hooks(saved_bytes_hook(saved), lambda t: t), flops:
         trainer.fit(task, datamodule=datamodule)
     if trainer.global_step != 1:
         raise RuntimeError(f"{preset}: the measured fit took {trainer.global_step} optimizer steps, not 1")
     params = {id(p): p for p in task.parameters()}
     optimizers = trainer.optimizers
     state = sum(t.nbytes for opt in optimizers for s in opt.state.values() for t in s.values() if torch.is_tensor(t))
-    return {"flops": flops.get_total_flops(), "ops": ops.ops, "activation_bytes": sum(saved.values()),
+    return {"flops": flops.get_total_flops(), "ops": ops.counter.ops, "activation_bytes": sum(saved.values()),
             "params": sum(p.numel() for p in params.values()),
             "param_bytes": sum(p.numel() * p.element_size() for p in params.values()),
             "optimizer_state_bytes": state, "cpu_s": round(time.process_time() - start, 1)}
