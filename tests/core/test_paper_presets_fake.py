@@ -43,7 +43,8 @@ SLOW = {"deltamomentum/fineweb_370m_adamw", "deltamomentum/fineweb_370m_delta", 
         "deltamomentum/fineweb_67m_adamw", "deltamomentum/fineweb_67m_delta",  # ~23 s each
         "degbins/nyuv2_x4", "degbins/nyuv2_x8", "degbins/nyuv2_x16",  # 17-50 s: 480x640 validation images
         "apt/nyuv2",  # SegNet-MTAN at 288x384
-        "probes/mnist_transfer"}  # 53 s: two MLPs read all 70,000 MNIST inputs
+        "probes/mnist_transfer",  # 18 s: two MLPs read all 70,000 MNIST inputs
+        "degradequery/pretrain_gin", "degradequery/main_gin"}  # 10 s each: GIN over every PROTAC graph
 
 
 NEEDS = {"deepfakegenome/dfg_open_set": STAND_IN_SPLIT}  # what its reproduce target takes from the user (DFG_SPLIT)
