@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import torch
 from torch.utils.data import Subset
 
 from experiments.apt.loaders import SplitDataModule, image_loader
+from reprolab.data.fake import FakeSamples, TensorSpec
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
+
+CELEBA_SIZES = {"train": 162_770, "val": 19_867, "test": 19_962}  # the official split
 
 
 def celeba_split(data_dir: str | Path, split: str, image_size: int = 64, download: bool = False):
@@ -41,6 +45,11 @@ class CelebADataModule(SplitDataModule):
                      for name, split in (("train", "train"), ("val", "valid"), ("test", "test"))}
         if self.limit:
             self.sets = {k: Subset(v, range(min(self.limit, len(v)))) for k, v in self.sets.items()}
+
+    def fake_setup(self, stage: str | None = None) -> None:
+        """Random images of `image_size` and 40 binary attributes in the official split sizes (reprolab.data.fake)."""
+        sample = (TensorSpec((3, self.image_size, self.image_size)), TensorSpec((40,), torch.long, 0, 2))
+        self.sets = {k: FakeSamples(sample, min(self.limit or n, n), i) for i, (k, n) in enumerate(CELEBA_SIZES.items())}
 
     def make_loader(self, dataset, shuffle: bool):
         return image_loader(dataset, self.batch_size if shuffle else self.eval_batch_size, shuffle, self.num_workers)

@@ -17,12 +17,15 @@ import torch.nn.functional as F
 from torch.utils.data import Dataset, Subset
 
 from experiments.apt.loaders import SplitDataModule, image_loader
+from reprolab.data.fake import FakeSamples, TensorSpec
 from reprolab.data.fetch import sha256_file
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
 
 SPEC = {
-    "nyuv2": {"tasks": {"seg": "label", "depth": "depth", "normal": "normal"}, "counts": {"train": 795, "val": 654}},
-    "cityscapes": {"tasks": {"seg": "label_7", "depth": "depth"}, "counts": {"train": 2975, "val": 500}},
+    "nyuv2": {"tasks": {"seg": "label", "depth": "depth", "normal": "normal"}, "counts": {"train": 795, "val": 654},
+              "size": (288, 384), "classes": 13},
+    "cityscapes": {"tasks": {"seg": "label_7", "depth": "depth"}, "counts": {"train": 2975, "val": 500},
+                   "size": (128, 256), "classes": 7},
 }
 
 
@@ -133,6 +136,18 @@ class DenseMTLDataModule(SplitDataModule):
         self.sets = {"train": self.train, "val": self.val, "test": self.test}
         if self.limit:
             self.sets = {k: Subset(d, range(min(self.limit, len(d)))) for k, d in self.sets.items()}
+
+    def fake_setup(self, stage: str | None = None) -> None:
+        """Random samples of the dataset's resolution, classes and split sizes (reprolab.data.fake); no augmentation."""
+        spec = SPEC[self.name]
+        h, w = spec["size"]
+        targets = {"seg": TensorSpec((h, w), torch.long, -1, spec["classes"]), "depth": TensorSpec((1, h, w), high=10.0),
+                   "normal": TensorSpec((3, h, w), low=-1.0)}
+        sample = (TensorSpec((3, h, w)), {task: targets[task] for task in spec["tasks"]})
+        n_train, n_test = spec["counts"]["train"], spec["counts"]["val"]
+        n_val = int(self.val_fraction * n_train) or n_test
+        self.sets = {"train": FakeSamples(sample, n_train - int(self.val_fraction * n_train), 1),
+                     "val": FakeSamples(sample, n_val, 2), "test": FakeSamples(sample, n_test, 3)}
 
     def make_loader(self, dataset, shuffle: bool):
         return image_loader(dataset, self.batch_size if shuffle else self.eval_batch_size, shuffle, self.num_workers)

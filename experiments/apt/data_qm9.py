@@ -14,12 +14,29 @@ from pathlib import Path
 import torch
 
 from experiments.apt.loaders import SplitDataModule
+from reprolab.data.fake import FakeSamples
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
 from reprolab.extras import require
 
 TARGETS = [0, 1, 2, 3, 5, 6, 12, 13, 14, 15, 11]
 MEV = [2, 3, 5, 6, 7, 8, 9]  # positions (in TARGETS order) reported in meV instead of eV
 N_MOLECULES = 130831
+SPLIT_SIZES = {"train": N_MOLECULES - 20000, "val": 10000, "test": 10000}
+
+
+def fake_molecule(generator: torch.Generator):
+    """A raw PyG QM9 record of random values: 2-29 atoms (11 features, one-hot element), a bond chain
+    (4 one-hot bond types) and 19 targets, as `torch_geometric.datasets.QM9` stores one."""
+    from torch_geometric.data import Data
+
+    n = int(torch.randint(2, 30, (), generator=generator))
+    x = torch.rand(n, 11, generator=generator)
+    x[:, :5] = torch.nn.functional.one_hot(torch.randint(0, 5, (n,), generator=generator), 5).float()
+    src = torch.arange(n - 1)
+    edge_index = torch.cat([torch.stack([src, src + 1]), torch.stack([src + 1, src])], dim=1)
+    bond = torch.nn.functional.one_hot(torch.randint(0, 4, (n - 1,), generator=generator), 4).float()
+    return Data(x=x, edge_index=edge_index, edge_attr=torch.cat([bond, bond]), pos=torch.randn(n, 3, generator=generator),
+                z=torch.randint(1, 10, (n,), generator=generator), y=torch.randn(1, 19, generator=generator))
 
 
 class CompleteGraph:
@@ -74,6 +91,16 @@ class QM9DataModule(SplitDataModule):
         ds = QM9(str(self.root), transform=T.Compose([SelectTargets(mean, std), CompleteGraph(), T.Distance(norm=False)]))
         limit = self.limit or None
         self.sets = {"train": ds[train_idx[:limit]], "val": ds[val_idx[:limit]], "test": ds[test_idx[:limit]]}
+
+    def fake_setup(self, stage: str | None = None) -> None:
+        """Random molecules in QM9's split sizes through the real transforms (reprolab.data.fake)."""
+        import torch_geometric.transforms as T
+
+        n = len(TARGETS)
+        transform = T.Compose([SelectTargets(torch.zeros(n), torch.ones(n)), CompleteGraph(), T.Distance(norm=False)])
+        self.target_scale = torch.tensor([1000.0 if i in MEV else 1.0 for i in range(n)])
+        self.sets = {k: FakeSamples(lambda g: transform(fake_molecule(g)), min(self.limit or size, size), i)
+                     for i, (k, size) in enumerate(SPLIT_SIZES.items())}
 
     def make_loader(self, dataset, shuffle: bool):
         from torch_geometric.loader import DataLoader

@@ -12,6 +12,7 @@ import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 from experiments.dag_gp.functions import collider, forrester_high, forrester_low
+from reprolab.data.fake import real_setup
 from reprolab.errors import ConfigError, DatasetNotFoundError
 
 
@@ -114,6 +115,9 @@ class ForresterDataModule(RowsDataModule):
                     + self.noise * rng.standard_normal((len(xs), 2)), mask) for k, (xs, mask) in out.items()}
 
 
+SACHS_ROWS = 7466
+
+
 class SachsDataModule(RowsDataModule):
     """Sachs et al. (2005) flow cytometry, log-transformed; `inputs` are the DAG's root proteins (exogenous),
     `nodes` the rest. Rows of all pooled conditions are split at random (split seed fixed across runs)."""
@@ -132,7 +136,15 @@ class SachsDataModule(RowsDataModule):
         missing = [c for c in self.inputs + self.nodes if c not in header]
         if missing:
             raise ConfigError(f"columns {missing} are not in {self.path} (has {header})")
-        table = np.log(np.loadtxt(self.path, delimiter=",", skiprows=1))
+        return self.split_rows(np.log(np.loadtxt(self.path, delimiter=",", skiprows=1)), header)
+
+    def fake_setup(self, stage: str | None = None) -> None:
+        """Sachs' 7,466 cells as random log-normal rows of its columns (reprolab.data.fake)."""
+        columns = self.inputs + self.nodes
+        self.make_splits = lambda rng: self.split_rows(rng.normal(3.0, 1.0, (SACHS_ROWS, len(columns))), columns)
+        real_setup(self, stage)
+
+    def split_rows(self, table: np.ndarray, header: list[str]):
         if sum(self.sizes) > len(table):
             raise ConfigError(f"data sizes {self.sizes} exceed the {len(table)} rows of {self.path}")
         rows = np.random.default_rng(self.split_seed).permutation(len(table))

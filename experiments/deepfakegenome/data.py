@@ -16,13 +16,37 @@ from pathlib import Path
 
 import lightning as L
 import numpy as np
+import pandas as pd
 import torch
 from PIL import Image
 from torch.utils.data import DataLoader, Dataset, WeightedRandomSampler
 
 from experiments.deepfakegenome.tree import REAL, read_df40, read_dfg_tree
+from experiments.deepfakegenome.zoo import FAMILIES
 from experiments.deepfakegenome.zoo_build import build_zoo
+from reprolab.data.fake import real_setup
 from reprolab.errors import ConfigError, CorruptDataError
+
+# DeepfakeGenome's size (README: 100 algorithms in five families, 2M images): our split of it for `+data/fake=on`
+DFG_FAKES_PER_ALGORITHM, DFG_REALS = 18_000, 200_000
+
+
+def fake_forgery_table(algorithms: list[str], fractions, seed: int = 0) -> pd.DataFrame:
+    """A DFG table (path, source, algorithm, family, id, split) with integer ids as paths: DFG_FAKES_PER_ALGORITHM
+    images per algorithm (families in turn) and DFG_REALS reals, split at random by `fractions`."""
+    names = np.repeat(np.array([*algorithms, REAL], dtype=object), [DFG_FAKES_PER_ALGORITHM] * len(algorithms) + [DFG_REALS])
+    family_of = {a: FAMILIES[i % len(FAMILIES)] for i, a in enumerate(algorithms)} | {REAL: REAL}
+    ids = np.arange(len(names))
+    u = np.random.default_rng(seed).random(len(names))
+    split = np.where(u < fractions[0], "train", np.where(u < fractions[0] + fractions[1], "val", "test"))
+    return pd.DataFrame({"path": ids, "source": "fake", "algorithm": names,
+                         "family": [family_of[a] for a in names], "id": ids, "split": split})
+
+
+def fake_image_loader(size: int):
+    """`ForgeryImages._load` for integer paths: a random (3, size, size) uint8 image seeded by the path."""
+    return lambda path: torch.randint(0, 256, (3, size, size), generator=torch.Generator().manual_seed(int(path)),
+                                      dtype=torch.uint8)
 
 
 @dataclass
@@ -152,6 +176,17 @@ class DeepfakeDataModule(L.LightningDataModule):
         if len(self.train_set) == 0 or len(self.test_set) == 0:
             raise CorruptDataError(f"the {self.layout} data under '{self.data_dir / self.root}' leaves an empty "
                                    "train or test split; check data.fractions and data.unseen")
+
+    def fake_setup(self, stage: str | None = None):
+        """DFG-sized generated data (reprolab.data.fake): the configured unseen algorithms plus enough seen ones
+        for `num_seen_algorithms` (100 in all by default), random pixels at `image_size`."""
+        n_seen = self.num_seen_algorithms if self.num_seen_algorithms is not None else 100 - len(self.unseen_names)
+        algorithms = sorted(self.unseen_names + [f"alg{i:03d}" for i in range(n_seen)])
+        self.read_table = lambda: fake_forgery_table(algorithms, self.fractions, self.split_salt)
+        self.in_memory = False
+        real_setup(self, stage)
+        for images in (self.train_set, self.val_set, self.test_set):
+            images._load = fake_image_loader(self.image_size)
 
     # -- loaders -------------------------------------------------------------------------------------
     def train_dataloader(self):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import lightning as L
 import numpy as np
+import torch
 from torch.utils.data import ConcatDataset, DataLoader
 
 from experiments.degbins.degrade import (
@@ -29,7 +30,26 @@ from experiments.degbins.degrade import (
     PatchDataset,
     make_sample,
 )
-from experiments.degbins.sets import read_folder_set, read_nyu_arrays
+from experiments.degbins.sets import DepthPair, read_folder_set, read_nyu_arrays
+from reprolab.data.fake import random_image, real_setup
+
+# kind -> (H, W, depth range, depth already min-max normalised); the release's sizes (Middlebury's vary ~370 x 413-465)
+FAKE_KINDS = {"nyu_npy": (480, 640, 1.0, True), "nyu": (480, 640, 10.0, False), "middlebury": (370, 427, 232.0, False),
+              "lu": (480, 640, 255.0, False), "rgbdd": (384, 512, 3400.0, False), "rgbdd_real": (384, 512, 3400.0, False)}
+FAKE_PAIRS = 2  # pairs per set: patches and epochs keep their configured sizes
+
+
+def fake_pairs(spec: dict) -> list[DepthPair]:
+    """Random RGB + depth pairs of one set spec's kind (a real low-res map for rgbdd_real, minmax for NYU test)."""
+    h, w, top, normalised = FAKE_KINDS[spec["kind"]]
+    pairs = []
+    for i in range(FAKE_PAIRS):
+        g = torch.Generator().manual_seed(i)
+        depth = (torch.rand(h, w, generator=g) * 0.9 + 0.05).numpy() * top
+        lr = (torch.rand(144, 192, generator=g).numpy() * top).astype(np.float32) if spec["kind"] == "rgbdd_real" else None
+        minmax = (10.0, 0.5) if normalised and spec.get("split", "test") == "test" else None
+        pairs.append(DepthPair(f"fake_{spec['kind']}/{i}", random_image(g, h, w), depth.astype(np.float32), lr, minmax))
+    return pairs
 
 
 def read_spec(data_dir: Path, spec: dict):
@@ -87,7 +107,15 @@ class DepthSRDataModule(L.LightningDataModule):
         scale = self.scale if scale is None else scale
         noise_std = self.noise_std if noise_std is None else noise_std
         rng = np.random.default_rng((self.seed, salt))  # fixed noise on evaluation images
-        return [make_sample(p, scale, convention, noise_std, rng) for p in read_spec(self.data_dir, spec)]
+        return [make_sample(p, scale, convention, noise_std, rng) for p in self.read_pairs(spec)]
+
+    def read_pairs(self, spec: dict) -> list[DepthPair]:
+        return read_spec(self.data_dir, spec)
+
+    def fake_setup(self, stage: str | None = None) -> None:
+        """Each set as FAKE_PAIRS random pairs at its kind's resolution and depth range (reprolab.data.fake)."""
+        self.read_pairs = fake_pairs
+        real_setup(self, stage)
 
     def _train_set(self):
         if len(self.train_degradations) == 1:

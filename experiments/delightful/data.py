@@ -13,7 +13,7 @@ import lightning as L
 import torch
 from torch.utils.data import DataLoader, Dataset, TensorDataset
 
-from reprolab.data.digits import load_digits_arrays
+from reprolab.data.digits import fake_digits_arrays, load_digits_arrays
 from reprolab.errors import ConfigError
 
 
@@ -46,7 +46,13 @@ class DigitsBanditDataModule(L.LightningDataModule):
         self.val_size, self.seed, self.num_classes = val_size, seed, num_classes
 
     def setup(self, stage: str | None = None) -> None:
-        x, y, x_test, y_test = load_digits_arrays(self.source, self.data_dir, self.download)
+        self.split_arrays(*load_digits_arrays(self.source, self.data_dir, self.download))
+
+    def fake_setup(self, stage: str | None = None) -> None:
+        """Random pixels in the source's sizes (reprolab.data.fake)."""
+        self.split_arrays(*fake_digits_arrays(self.source, self.seed))
+
+    def split_arrays(self, x, y, x_test, y_test) -> None:
         order = torch.randperm(len(y), generator=torch.Generator().manual_seed(1))
         val, train = order[: self.val_size], order[self.val_size:]
         self.x_train, self.y_train = x[train], y[train]

@@ -18,8 +18,12 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 from experiments.deltamomentum.tokens import encode_documents, load_tokenizer, read_shard
+from reprolab.data.fake import FakeTokens
 from reprolab.data.fetch import REGISTRY
 from reprolab.errors import ConfigError, DatasetNotFoundError
+
+# FineWeb-Edu sample-10BT through the GPT-2 tokenizer (the paper-scale shards; sizes for `+data/fake=on`).
+FINEWEB_TOKENS, FINEWEB_VAL_TOKENS, GPT2_VOCAB = 10_000_000_000, 10_000_000, 50_257
 
 
 class TokenWindows(Dataset):
@@ -97,6 +101,13 @@ class TokenShardDataModule(_WindowDataModule):
         self._check_vocab(vocab, self.val_shard)
         self.splits["train"] = torch.utils.data.ConcatDataset(train)
         self.splits["val"] = self.splits["test"] = TokenWindows(val_tokens, self.seq_len, self.max_eval_windows)
+
+    def fake_setup(self, stage=None):
+        """Random GPT-2 ids in sample-10BT's token counts, cut into the same windows (reprolab.data.fake)."""
+        vocab = min(GPT2_VOCAB, self.vocab_size)
+        self.splits["train"] = TokenWindows(FakeTokens(FINEWEB_TOKENS - FINEWEB_VAL_TOKENS, vocab, 1), self.seq_len)
+        val = TokenWindows(FakeTokens(FINEWEB_VAL_TOKENS, vocab, 2), self.seq_len, self.max_eval_windows)
+        self.splits["val"] = self.splits["test"] = val
 
 
 def read_texts(path: Path) -> list[str]:

@@ -10,11 +10,14 @@ import lightning as L
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-from reprolab.data.digits import load_digits_arrays
+from reprolab.data.digits import fake_digits_arrays, load_digits_arrays
 
 
 def digits_images(source: str, data_dir: str, download: bool) -> tuple[torch.Tensor, ...]:
-    x, y, x_test, y_test = load_digits_arrays(source, data_dir, download)
+    return as_images(*load_digits_arrays(source, data_dir, download))
+
+
+def as_images(x, y, x_test, y_test) -> tuple[torch.Tensor, ...]:
     side = int(x.shape[1] ** 0.5)
     return x.view(-1, 1, side, side), y, x_test.view(-1, 1, side, side), y_test
 
@@ -30,7 +33,13 @@ class DigitsDataModule(L.LightningDataModule):
         self.num_classes = num_classes
 
     def setup(self, stage: str | None = None) -> None:
-        x, y, x_test, y_test = digits_images(self.source, self.data_dir, self.download)
+        self.split_images(*digits_images(self.source, self.data_dir, self.download))
+
+    def fake_setup(self, stage: str | None = None) -> None:
+        """Random pixels in the source's sizes (reprolab.data.fake)."""
+        self.split_images(*as_images(*fake_digits_arrays(self.source)))
+
+    def split_images(self, x, y, x_test, y_test) -> None:
         order = torch.randperm(len(y), generator=torch.Generator().manual_seed(1))
         val, train = order[: self.val_size], order[self.val_size:]
         self.train_set, self.val_set = TensorDataset(x[train], y[train]), TensorDataset(x[val], y[val])

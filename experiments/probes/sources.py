@@ -36,6 +36,14 @@ def load_source(run_dir: str | Path) -> tuple[nn.Module, object]:
     return model.eval(), cfg
 
 
+def untrained_source(preset: str) -> tuple[nn.Module, object]:
+    """(the source preset's model at initialisation, its composed config): a finished run's stand-in (fake data)."""
+    from reprolab.data.fake import compose_preset
+
+    cfg = compose_preset([f"experiment={preset}"])
+    return instantiate(cfg.model).eval(), cfg
+
+
 @torch.no_grad()
 def readout_inputs(model: nn.Module, x: torch.Tensor, batch_size: int = 1024) -> torch.Tensor:
     """What the last nn.Linear of `model` receives for inputs `x`."""

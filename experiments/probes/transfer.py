@@ -13,9 +13,10 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
-from experiments.probes.digits import digits_images
-from experiments.probes.sources import load_source, readout_inputs
+from experiments.probes.digits import as_images, digits_images
+from experiments.probes.sources import load_source, readout_inputs, untrained_source
 from experiments.probes.whitening import FittedInputMap
+from reprolab.data.digits import fake_digits_arrays
 from reprolab.errors import ConfigError
 
 
@@ -44,11 +45,18 @@ class SourceStatesDataModule(L.LightningDataModule):
         self.run_b = f"{sources_dir}/{source_b}_seed{seed + b_seed_offset}"
         self.seed, self.n_pairs, self.val_size = seed, n_pairs, val_size
         self.data_dir, self.download = data_dir, download
+        self.sources = (source_a, source_b)
 
     def setup(self, stage: str | None = None) -> None:
-        model_a, cfg_a = load_source(self.run_a)
-        model_b, _ = load_source(self.run_b)
-        x, y, x_test, y_test = digits_images(cfg_a.data.source, self.data_dir, self.download)
+        (model_a, cfg_a), (model_b, _) = load_source(self.run_a), load_source(self.run_b)
+        self.fit_states(model_a, model_b, *digits_images(cfg_a.data.source, self.data_dir, self.download))
+
+    def fake_setup(self, stage: str | None = None) -> None:
+        """The two source presets' networks untrained, on random pixels of their source's sizes (reprolab.data.fake)."""
+        (model_a, cfg_a), (model_b, _) = (untrained_source(f"probes/{s}") for s in self.sources)
+        self.fit_states(model_a, model_b, *as_images(*fake_digits_arrays(cfg_a.data.source)))
+
+    def fit_states(self, model_a, model_b, x, y, x_test, y_test) -> None:
         order = torch.randperm(len(y), generator=torch.Generator().manual_seed(1))   # the sources' own val split
         val, train = order[: self.val_size], order[self.val_size:]
         a, a_val, a_test = whitened(*(readout_inputs(model_a, x_) for x_ in (x[train], x[val], x_test)))

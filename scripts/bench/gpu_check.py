@@ -24,6 +24,9 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gpu_check_plan import ARM, arm_overrides, compare, load_plan, report  # noqa: E402
+
 TRAIN = [sys.executable, "-m", "reprolab.train"]
 COMMON = ["logger=csv", "print_config=false", "trainer.enable_progress_bar=false", "trainer.max_epochs=1",
           "+trainer.limit_val_batches=2", "+trainer.limit_test_batches=2", "trainer.log_every_n_steps=10",
@@ -71,6 +74,7 @@ def arms(images: Path, text: Path, smoke: bool) -> dict[str, list[str]]:
         "ddp_1gpu": [*vision, "device=ddp", "device.devices=1"],
         "adamw": lm,
         "delta_adamw": [*lm, "optimizer=delta_adamw", "optimizer.lr=3e-3"],
+        ARM: arm_overrides(),  # the paper's 67M preset as planned, compared with plan.json below
     }
 
 
@@ -123,9 +127,14 @@ def main() -> int:
         summary["device"] = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"
     except Exception as err:  # the report still gets written
         summary["device"] = f"unknown ({err})"
+    plan = load_plan(Path(__file__).resolve().parents[2] / "plan.json")
+    if ARM in results and plan is not None:
+        summary["plan_check"] = compare(results[ARM], plan, summary["device"])
     (args.out / "gpu_check.json").write_text(json.dumps(summary, indent=1))
     for label, value in summary["ratios"].items():
         print(f"{label:20s} {value:.3f}")
+    if "plan_check" in summary:
+        print(report(summary["plan_check"]))
     return 0 if all(r["rc"] == 0 for r in results.values()) else 1
 
 

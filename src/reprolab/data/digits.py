@@ -35,3 +35,15 @@ def load_digits_arrays(source: str, data_dir: str, download: bool) -> tuple[torc
             ) from None
         return tuple(t for s in sets for t in (s.data.flatten(1).float() / 255.0, s.targets))
     raise ConfigError(f"data.source={source!r}; choose digits (sklearn, offline) or mnist (torchvision)")
+
+
+DIGIT_SHAPES = {"digits": (1437, 360, 64), "mnist": (60_000, 10_000, 784)}  # train rows, test rows, pixels
+
+
+def fake_digits_arrays(source: str, seed: int = 0) -> tuple[torch.Tensor, ...]:
+    """Random pixels in [0, 1] and labels 0-9 in the arrays' real sizes (reprolab.data.fake)."""
+    if source not in DIGIT_SHAPES:
+        raise ConfigError(f"data.source={source!r}; choose digits (sklearn, offline) or mnist (torchvision)")
+    n_train, n_test, pixels = DIGIT_SHAPES[source]
+    g = torch.Generator().manual_seed(seed)
+    return tuple(t for n in (n_train, n_test) for t in (torch.rand(n, pixels, generator=g), torch.randint(10, (n,), generator=g)))

@@ -14,6 +14,7 @@ from PIL import Image, UnidentifiedImageError
 from torch.utils.data import DataLoader, Dataset, random_split
 from torchvision import datasets, transforms
 
+from reprolab.data.fake import FakeSamples, random_image, real_setup
 from reprolab.data.fetch import REGISTRY, missing
 from reprolab.data.samplers import EpochShuffleSampler
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
@@ -80,6 +81,17 @@ class ImageClassificationDataModule(L.LightningDataModule):
         self.train_set = TransformedSubset(train_full, list(train_idx), cifar_transforms(True, self.augment))
         self.val_set = TransformedSubset(train_full, list(val_idx), cifar_transforms(False))
         self.test_set = self.load(train=False, transform=cifar_transforms(False))
+
+    def fake_setup(self, stage: str | None = None) -> None:
+        """CIFAR-10's 50,000 / 10,000 images of 32×32 as random pixels, through the real split and transforms."""
+        def load(train: bool, transform) -> Dataset:
+            def sample(g):
+                image = Image.fromarray(random_image(g, 32, 32))
+                return (transform(image) if transform else image), int(torch.randint(self.num_classes, (), generator=g))
+            return FakeSamples(sample, 50_000 if train else 10_000, int(train))
+
+        self.load = load
+        real_setup(self, stage)
 
     def _loader(self, dataset: Dataset, train: bool) -> DataLoader:
         sampler = EpochShuffleSampler(len(dataset), self.seed, self.shuffle) if train else None

@@ -1,0 +1,9 @@
+# Measured compute of every reproduce-* target (src/reprolab/plan.py): `make plan` writes plan.json and PLAN.md,
+# `make help` prints them (its last line runs `reprolab.plan --help-lines`).
+.PHONY: plan help-plan
+
+plan: ## Measure every reproduce-* target on CPU (params, FLOPs/step, memory, steps, hours on one H100/H200) -> plan.json, PLAN.md (~30 min of one core)
+	$(CPU1) $(PY) -m reprolab.plan --data-dir $(DATA)
+
+help-plan: ## Each reproduce target's measured compute, read from plan.json
+	@$(PY) -m reprolab.plan --help-lines

@@ -1,0 +1,62 @@
+"""The plan against the GPU: measured step time and peak memory of the 67M preset over `make plan`'s prediction.
+
+`gpu_check.py` runs the arm (`fineweb_67m`: the paper preset on `+data/fake=on`, a few optimizer steps at the
+paper's micro-batch and accumulation) and prints `measured / predicted` for both; a ratio far from 1 says
+which assumption of src/reprolab/plan.py (MFU, activation bytes) to revisit.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+PRESET = "deltamomentum/fineweb_67m_adamw"
+ARM = "fineweb_67m"
+
+
+def arm_overrides(steps: int = 4) -> list[str]:
+    """The 67M preset as planned (micro-batch 64 × 8 accumulated, bf16), `steps` optimizer steps, no eval."""
+    return [f"experiment={PRESET}", "+data/fake=on", "data.num_workers=2", f"trainer.max_steps={steps}",
+            "test_after_fit=false", "+callbacks.step_timer.warmup_steps=1",
+            "+callbacks.peak_memory._target_=reprolab.callbacks.peak_memory.PeakMemory"]
+
+
+def gpu_key(device_name: str) -> str:
+    return "H200" if "H200" in device_name.upper() else "H100"
+
+
+def predicted(plan: dict, gpu: str, preset: str = PRESET) -> dict:
+    """plan.json's step time (s per optimizer step) and memory (GB) for `preset` on `gpu`."""
+    for entry in plan["targets"].values():
+        for job in entry["jobs"]:
+            if job["preset"] == preset and "error" not in job:
+                return {"step_s": job[f"step_s_{gpu}"], "memory_gb": job["memory_gb"], "accumulate": job["accumulate"]}
+    raise KeyError(f"plan.json has no measured job for {preset}; run `make plan`")
+
+
+def compare(arm: dict, plan: dict, device_name: str) -> dict:
+    """measured / predicted for the optimizer step time and the peak memory (None where the arm lacks a number).
+
+    StepTimer's `perf/step_ms` is the median micro-batch, so one optimizer step is that × the accumulation."""
+    pred = predicted(plan, gpu_key(device_name))
+    out = {"gpu": gpu_key(device_name), "predicted_step_s": pred["step_s"], "predicted_memory_gb": pred["memory_gb"]}
+    if arm.get("perf/step_ms"):
+        out["measured_step_s"] = arm["perf/step_ms"] / 1000 * pred["accumulate"]
+        out["step_time_ratio"] = out["measured_step_s"] / pred["step_s"]
+    if arm.get("perf/peak_memory_gb"):
+        out["measured_memory_gb"] = arm["perf/peak_memory_gb"]
+        out["memory_ratio"] = out["measured_memory_gb"] / pred["memory_gb"]
+    return out
+
+
+def report(comparison: dict) -> str:
+    def ratio(key: str) -> str:
+        return f"{comparison[key]:.2f}" if key in comparison else "n/a"
+
+    return (f"plan vs {comparison['gpu']} ({PRESET}): step time measured/predicted = {ratio('step_time_ratio')} "
+            f"(predicted {comparison['predicted_step_s']:.3f} s), peak memory measured/predicted = "
+            f"{ratio('memory_ratio')} (predicted {comparison['predicted_memory_gb']:.2f} GB)")
+
+
+def load_plan(path: Path) -> dict | None:
+    return json.loads(path.read_text()) if path.is_file() else None

@@ -1,0 +1,378 @@
+"""`make plan`: the compute of every `reproduce-*` target, measured from its composed config, not written by hand.
+
+For each `reprolab-train` job a target runs (`make -n`), the preset is composed as the target composes it,
+its datamodule made fake (`reprolab.data.fake`: the paper's sample shapes and split sizes), and one real
+optimizer step runs through the Lightning trainer on CPU at micro-batches of 2 and 4 samples, under torch's
+FLOP counter (forward, backward and optimizer step), an aten-op counter (eager kernel launches) and a
+saved-tensor hook (activations kept for backward). Both grow linearly in the batch, so two points give
+the cost at the paper's micro-batch; times the accumulation it is one optimizer step. The estimate:
+
+    step time = max(FLOPs / (peak × MFU), ops × LAUNCH_S)    hours = steps × step time × runs
+    memory    = parameters + gradients (fp32) + optimizer state (measured) + activations (× BF16_ACTIVATIONS in bf16)
+
+Peaks are NVIDIA's dense (no sparsity) H100 SXM / H200 SXM numbers for the precision the preset runs in.
+Not counted: validation and test passes, data loading (DFG's JPEG decoding may bound it), the CUDA
+context and allocator slack (~1-2 GB), and per-method extra passes of swept keys other than the first value.
+A target that needs a make variable from its user (DFG's open-set split) is measured with a stand-in (MAKE_VARS).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import lightning as L
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+from reprolab.config import REPO_ROOT, compose
+
+# Dense tensor-core peaks, FLOP/s (NVIDIA H100 / H200 SXM datasheets; the two share the GH100 compute, the H200
+# adds memory: 141 GB HBM3e at 4.8 TB/s against 80 GB HBM3 at 3.35 TB/s).
+GPUS = {"H100": {"bf16": 989.4e12, "tf32": 494.7e12, "fp32": 66.9e12, "memory_gb": 80},
+        "H200": {"bf16": 989.4e12, "tf32": 494.7e12, "fp32": 66.9e12, "memory_gb": 141}}
+MFU = 0.40  # large dense models in eager bf16 reach ~35-50 % of peak; small ones are bounded by LAUNCH_S instead
+MEASURE_BATCHES = (2, 4)  # two micro-batches (not 1: BatchNorm refuses a single sample in training)
+LAUNCH_S = 10e-6  # eager PyTorch: one aten op is one kernel launch, ~5-20 µs of host time each
+BF16_ACTIVATIONS = 0.5  # autocast keeps bf16 copies of matmul/conv inputs: about half the fp32 bytes
+CPU_STEP = ["device=cpu", "logger=none", "callbacks=none", "print_config=false", "test_after_fit=false",
+            *(f"++trainer.{k}={v}" for k, v in {
+                "max_epochs": 1, "max_steps": 1, "limit_train_batches": 1, "limit_val_batches": 0,
+                "num_sanity_val_steps": 0, "val_check_interval": "null", "check_val_every_n_epoch": 1,
+                "accumulate_grad_batches": 1, "enable_progress_bar": "false", "enable_model_summary": "false",
+                "enable_checkpointing": "false"}.items())]
+# Make variables a target needs from its user; the plan measures with a stand-in (10 of DFG's 100 algorithms unseen,
+# 5 of them distractors) and says so.
+UNSEEN = [f"unseen{i}" for i in range(10)]
+STAND_IN_SPLIT = [f"data.unseen=[{','.join(UNSEEN)}]", f"data.distractors=[{','.join(UNSEEN[5:])}]",
+                  "data.num_seen_algorithms=90"]
+MAKE_VARS = {"reproduce-deepfakegenome-open_set": [f"DFG_SPLIT={' '.join(STAND_IN_SPLIT)}"]}
+DATA_DIR: list[str] = []  # `paths.data_dir=...` for datamodules without a fake that read small local data (--data-dir)
+DROPPED = ("paths.", "hydra.", "logger", "data.download", "print_config", "++mean_runs")
+
+
+# -- which jobs a target runs -----------------------------------------------------------------------------
+
+def reproduce_targets(root: Path = REPO_ROOT) -> list[str]:
+    text = "\n".join(p.read_text() for p in [root / "Makefile", *sorted(root.glob("experiments/*/targets.mk"))])
+    names = re.findall(r"^(reproduce-[A-Za-z0-9_.-]+):", text, flags=re.M)
+    return sorted(set(names) - {"reproduce-all"})
+
+
+def sweep_values(value: str) -> list[str]:
+    """`a,b,c` → three values; commas inside [...] or {...} do not split (Hydra's sweep grammar)."""
+    parts, depth, current = [], 0, ""
+    for ch in value:
+        depth += (ch in "[{(") - (ch in "]})")
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    return [*parts, current]
+
+
+def target_jobs(target: str, root: Path = REPO_ROOT) -> list[dict]:
+    """Each distinct preset a target trains: the overrides it is measured with and how many runs it makes."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}  # under `make plan`
+    dry = subprocess.run(["make", "-n", "-s", "--no-print-directory", target, *MAKE_VARS.get(target, [])], cwd=root, capture_output=True,
+                         text=True, check=True, env=env).stdout.replace("\\\n", " ")
+    jobs = []
+    for line in dry.splitlines():
+        words = shlex.split(line)
+        while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", words[0]):  # VAR=value before the command
+            words = words[1:]
+        if not words or not words[0].endswith("reprolab-train"):
+            continue
+        overrides = [w for w in words[1:] if w != "-m" and "=" in w and not w.startswith(DROPPED)]
+        values = {k: sweep_values(v) if "-m" in words else [v] for k, v in (w.split("=", 1) for w in overrides)}
+        experiments, seeds = values.pop("experiment", []), len(values.pop("seed", ["0"]))
+        runs = math.prod(len(v) for v in values.values()) * seeds
+        fixed = [f"{k}={v[0]}" for k, v in values.items()]
+        jobs += [{"preset": e, "overrides": fixed, "runs": runs} for e in experiments]
+    return jobs
+
+
+# -- one measured step ------------------------------------------------------------------------------------
+
+class OpCounter(torch.utils._python_dispatch.TorchDispatchMode):
+    """Counts aten ops (eager kernel launches)."""
+
+    def __init__(self):
+        super().__init__()
+        self.ops = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops += 1
+        return func(*args, **(kwargs or {}))
+
+
+class CountStepOps(L.Callback):
+    """Counts aten ops from the batch's arrival to the end of its optimizer step only: the data pipeline (run in
+    this process at num_workers=0, in loader workers on a GPU) is not a kernel launch of the step."""
+
+    def __init__(self):
+        self.counter = OpCounter()
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
+        self.counter.__enter__()
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        self.counter.__exit__(None, None, None)
+
+
+def saved_bytes_hook(store: dict):
+    """Pack hook summing the distinct storages autograd keeps for backward (activation memory)."""
+    def pack(t):
+        if t.device.type != "meta":
+            key = t.untyped_storage().data_ptr()
+            store.setdefault(key, t.untyped_storage().nbytes())
+        return t
+    return pack
+
+
+def measure_step(preset: str, overrides: list[str], batch: int) -> dict:
+    """FLOPs, aten ops, activation and optimizer-state bytes of one optimizer step at micro-batch `batch`."""
+    from hydra.utils import instantiate
+    from omegaconf import open_dict
+
+    from reprolab.data.fake import fake_config, set_batch_size
+    from reprolab.train import build_task
+    from reprolab.trainer import build_trainer
+
+    cfg = fake_config(compose([f"experiment={preset}", *overrides, *CPU_STEP, *DATA_DIR], output_dir=tempfile.mkdtemp()))
+    with open_dict(cfg):
+        set_batch_size(cfg.data, batch)
+    torch.manual_seed(0)
+    datamodule, task, trainer = instantiate(cfg.data), build_task(cfg), build_trainer(cfg)
+    ops = CountStepOps()
+    trainer.callbacks.append(ops)
+    saved: dict = {}
+    flops = FlopCounterMode(display=False)
+    start = time.process_time()
+    with torch.autograd.graph.saved_tensors_hooks(saved_bytes_hook(saved), lambda t: t), flops:
+        trainer.fit(task, datamodule=datamodule)
+    if trainer.global_step != 1:
+        raise RuntimeError(f"{preset}: the measured fit took {trainer.global_step} optimizer steps, not 1")
+    params = {id(p): p for p in task.parameters()}
+    optimizers = trainer.optimizers
+    state = sum(t.nbytes for opt in optimizers for s in opt.state.values() for t in s.values() if torch.is_tensor(t))
+    return {"flops": flops.get_total_flops(), "ops": ops.counter.ops, "activation_bytes": sum(saved.values()),
+            "params": sum(p.numel() for p in params.values()),
+            "param_bytes": sum(p.numel() * p.element_size() for p in params.values()),
+            "optimizer_state_bytes": state, "cpu_s": round(time.process_time() - start, 1)}
+
+
+def paper_schedule(preset: str, overrides: list[str]) -> dict:
+    """Micro-batch, accumulation, precision and optimizer steps of the paper run (split sizes from the fake data)."""
+    from hydra.utils import instantiate
+
+    from reprolab.data.fake import fake_config
+
+    cfg = compose([f"experiment={preset}", *overrides, "logger=none", *DATA_DIR], output_dir=tempfile.mkdtemp())
+    accumulate = int(cfg.trainer.get("accumulate_grad_batches") or 1)
+    micro = cfg.data.get("batch_size")
+    steps = int(cfg.trainer.get("max_steps") or -1)
+    source = "trainer.max_steps"
+    if steps <= 0:
+        datamodule = instantiate(fake_config(cfg).data)
+        datamodule.setup("fit")
+        batches = len(datamodule.train_dataloader())
+        limit = cfg.trainer.get("limit_train_batches")
+        if isinstance(limit, int):
+            batches = min(batches, limit)
+        elif isinstance(limit, float):
+            batches = int(batches * limit)
+        steps = int(cfg.trainer.max_epochs) * math.ceil(batches / accumulate)
+        source = f"{cfg.trainer.max_epochs} epochs × {math.ceil(batches / accumulate)} steps"
+    return {"micro_batch": int(micro) if micro else 1, "accumulate": accumulate, "steps": steps,
+            "steps_from": source, "precision": str(cfg.device.precision), "device": str(cfg.device.name),
+            "matmul_precision": str(cfg.device.get("matmul_precision", "highest"))}
+
+
+def peak_kind(precision: str, matmul_precision: str) -> str:
+    if "bf16" in precision or precision.startswith("16"):
+        return "bf16"
+    return "tf32" if matmul_precision in ("high", "medium") else "fp32"
+
+
+def estimate(one: dict, two: dict, paper: dict, batches: tuple[int, int] = (1, 2)) -> dict:
+    """The paper step from measurements `one`, `two` at micro-batches `batches` (cost = fixed + per-sample × batch)."""
+    def at(key: str, batch: int) -> float:
+        per_sample = (two[key] - one[key]) / (batches[1] - batches[0])
+        return max(one[key] - per_sample * batches[0], 0) + max(per_sample, 0) * batch
+
+    b, acc = paper["micro_batch"], paper["accumulate"]
+    kind = peak_kind(paper["precision"], paper["matmul_precision"])
+    flops = at("flops", b) * acc
+    activations = at("activation_bytes", b) * (BF16_ACTIVATIONS if kind == "bf16" else 1.0)
+    memory = 2 * one["param_bytes"] + one["optimizer_state_bytes"] + activations
+    out = {"params": one["params"], "flops_per_step": flops, "peak_kind": kind, "memory_gb": memory / 1e9,
+           "activation_gb": activations / 1e9, "ops_per_step": one["ops"] * acc}
+    for gpu, spec in GPUS.items():
+        step_s = max(flops / (spec[kind] * MFU), out["ops_per_step"] * LAUNCH_S)
+        out[f"step_s_{gpu}"] = step_s
+        out[f"hours_{gpu}"] = paper["steps"] * step_s / 3600
+        out[f"fits_{gpu}"] = memory / 1e9 < spec["memory_gb"]
+    return out
+
+
+def plan_job(preset: str, overrides: list[str]) -> dict:
+    try:
+        paper = paper_schedule(preset, overrides)
+        one, two = (measure_step(preset, overrides, b) for b in MEASURE_BATCHES)
+    except Exception as err:  # noqa: BLE001 — a job that cannot be measured is reported, the others go on
+        return {"preset": preset, "overrides": overrides, "error": f"{type(err).__name__}: {str(err).splitlines()[0][:200]}"}
+    return {"preset": preset, "overrides": overrides, **paper, **estimate(one, two, paper, MEASURE_BATCHES),
+            "measure_cpu_s": one["cpu_s"] + two["cpu_s"]}
+
+
+def plan_job_isolated(preset: str, overrides: list[str], timeout_s: int) -> dict:
+    """`plan_job` in a fresh process (its memory returns when it ends; a job killed for memory or time is reported)."""
+    cmd = [sys.executable, "-m", "reprolab.plan", "--job", preset, *overrides, *(["--data-dir", DATA_DIR[0].split("=", 1)[1]] if DATA_DIR else [])]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        return {"preset": preset, "overrides": overrides, "error": f"measurement ran past {timeout_s} s"}
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        return {"preset": preset, "overrides": overrides,
+                "error": f"measurement exited {done.returncode}: {(done.stderr.strip().splitlines() or [''])[-1][:200]}"}
+    return json.loads(lines[-1])
+
+
+def summarise(jobs: list[dict]) -> dict:
+    done = [j for j in jobs if "error" not in j]
+    return {"jobs": jobs, "runs": sum(j["runs"] for j in jobs),
+            **{f"gpu_hours_{g}": sum(j["runs"] * j[f"hours_{g}"] for j in done) for g in GPUS},
+            "max_memory_gb": max((j["memory_gb"] for j in done), default=None), "complete": len(done) == len(jobs)}
+
+
+def build_plan(targets: list[str], out: Path, timeout_s: int = 1800) -> dict:
+    """Measure every job of `targets` (each distinct one once; those in `out/plan.json` already are kept) and
+    write plan.json after each target, so an interrupted plan resumes where it stopped."""
+    plan_file = out / "plan.json"
+    old = json.loads(plan_file.read_text()) if plan_file.is_file() else {"targets": {}}
+    measured = {(j["preset"], tuple(j["overrides"])): {k: v for k, v in j.items() if k != "runs"}
+                for e in old["targets"].values() for j in e["jobs"] if "error" not in j}
+    plan = {"assumptions": {"mfu": MFU, "launch_s_per_op": LAUNCH_S, "bf16_activation_factor": BF16_ACTIVATIONS,
+                            "measure_batches": MEASURE_BATCHES, "gpus": GPUS}, "targets": old["targets"]}
+    for target in targets:
+        jobs = target_jobs(target)
+        for job in jobs:
+            key = (job["preset"], tuple(job["overrides"]))
+            if key not in measured:
+                print(f"measuring {job['preset']} {' '.join(job['overrides'])}", file=sys.stderr, flush=True)
+                measured[key] = plan_job_isolated(*key, timeout_s=timeout_s)
+            job.update(measured[key])
+        plan["targets"][target] = summarise(jobs)
+        plan["targets"] = dict(sorted(plan["targets"].items()))
+        plan_file.write_text(json.dumps(plan, indent=1, default=str) + "\n")
+    return plan
+
+
+# -- outputs ----------------------------------------------------------------------------------------------
+
+def hours(h: float) -> str:
+    return f"{h * 60:.0f} min" if h < 1 else f"{h:.1f} h"
+
+
+def help_line(target: str, entry: dict) -> str:
+    """'N runs, X on one H100 (Y on one H200), ≤ Z GB per GPU' for `make help`."""
+    if not entry["jobs"]:
+        return "no reprolab-train job"
+    runs = f"{entry['runs']} run{'s' if entry['runs'] != 1 else ''}"
+    if entry["max_memory_gb"] is None:
+        return f"{runs}, compute not measured yet (see PLAN.md)"
+    at_least = "" if entry["complete"] else "≥ "
+    return (f"{runs}, {at_least}{hours(entry['gpu_hours_H100'])} on one H100 ({at_least}{hours(entry['gpu_hours_H200'])} "
+            f"on one H200), ≤ {entry['max_memory_gb']:.1f} GB per GPU" + ("" if entry["complete"] else
+                                                                        " (some jobs unmeasured, see PLAN.md)"))
+
+
+def markdown(plan: dict, command: str) -> str:
+    a = plan["assumptions"]
+    lines = [
+        "# PLAN: the compute of every reproduce target (generated by `make plan`; do not edit)", "",
+        f"Command: `{command}`. Measured on CPU from the composed configs with `+data/fake=on` (src/reprolab/plan.py):",
+        "one optimizer step under torch's FLOP counter at micro-batches {} and {}, scaled linearly to the paper's".format(
+            *a.get("measure_batches", (1, 2))),
+        f"micro-batch and accumulation. Hours at MFU {a['mfu']:.0%} of the dense peak of the run's precision",
+        "(H100/H200 SXM: bf16 989 TFLOP/s, TF32 495, fp32 67; same compute, the H200 has 141 GB against 80 GB),",
+        f"or {a['launch_s_per_op'] * 1e6:.0f} µs per eager aten op when that is longer (small models are launch-bound).",
+        "Memory: fp32 parameters + gradients + the optimizer's measured state + activations kept for backward",
+        f"(× {a['bf16_activation_factor']} in bf16). Validation, data loading and the CUDA context are not counted.", "",
+        "| target | runs | GPU-hours H100 | GPU-hours H200 | peak GB/GPU |", "|---|---:|---:|---:|---:|"]
+    for target, e in plan["targets"].items():
+        flag = "" if e["complete"] else " *"
+        cells = ["—"] * 3 if e["max_memory_gb"] is None else [
+            ("≥ " if flag else "") + hours(e[f"gpu_hours_{g}"]) for g in GPUS] + [f"{e['max_memory_gb']:.1f}"]
+        lines.append(f"| `{target}`{flag} | {e['runs']} | " + " | ".join(cells) + " |")
+    lines += ["", "\\* a job could not be measured (its error is listed below): the hours are a lower bound.", "",
+              "| preset (overrides) | params | micro-batch × accum | steps | precision | GFLOP/step | step s (H100) | "
+              "h/run (H100) | memory GB |", "|---|---:|---:|---:|---|---:|---:|---:|---:|"]
+    seen = set()
+    for e in plan["targets"].values():
+        for j in e["jobs"]:
+            key = (j["preset"], tuple(j["overrides"]))
+            if key in seen:
+                continue
+            seen.add(key)
+            name = f"`{j['preset']}`" + (f" ({' '.join(j['overrides'])})" if j["overrides"] else "")
+            if "error" in j:
+                lines.append(f"| {name} | not measured: {j['error']} | | | | | | | |")
+                continue
+            lines.append(f"| {name} | {j['params'] / 1e6:.2f} M | {j['micro_batch']} × {j['accumulate']} | {j['steps']:,} "
+                         f"({j['steps_from']}) | {j['precision']} → {j['peak_kind']} | {j['flops_per_step'] / 1e9:,.1f} | "
+                         f"{j['step_s_H100']:.3g} | {j['hours_H100']:.2f} | {j['memory_gb']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def print_help_lines(plan_file: Path) -> None:
+    """The `make help` block: each reproduce target's compute from plan.json."""
+    if not plan_file.is_file():
+        print("  (no plan.json: run `make plan` for every reproduce target's measured compute)")
+        return
+    plan = json.loads(plan_file.read_text())
+    print(f"Compute of the reproduce targets ({plan_file.name}, from `make plan`):")
+    for target, entry in plan["targets"].items():
+        print(f"  \033[36m{target:38s}\033[0m {help_line(target, entry)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Measured compute of every reproduce-* target → plan.json, PLAN.md")
+    parser.add_argument("targets", nargs="*", help="reproduce targets (default: all)")
+    parser.add_argument("--out", type=Path, default=REPO_ROOT)
+    parser.add_argument("--help-lines", action="store_true", help="print the `make help` block from plan.json")
+    parser.add_argument("--data-dir", help="paths.data_dir for the datamodules that have no fake (CPU-sized local data)")
+    parser.add_argument("--job", action="store_true", help="measure one job: targets = preset, then its overrides")
+    parser.add_argument("--timeout", type=int, default=1800, help="seconds per measured job")
+    args = parser.parse_args(argv)
+    if args.data_dir:
+        DATA_DIR[:] = [f"paths.data_dir={args.data_dir}"]
+    if args.help_lines:
+        print_help_lines(args.out / "plan.json")
+        return 0
+    logging.getLogger("lightning.pytorch").setLevel(logging.ERROR)
+    if args.job:
+        print(json.dumps(plan_job(args.targets[0], args.targets[1:]), default=str))
+        return 0
+    plan = build_plan(args.targets or reproduce_targets(), args.out, args.timeout)
+    (args.out / "PLAN.md").write_text(markdown(plan, "make plan"))
+    for target, entry in plan["targets"].items():
+        print(f"{target:40s} {help_line(target, entry)}")
+    return 0 if all(e["complete"] for e in plan["targets"].values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""`make plan` (src/reprolab/plan.py) and the GPU check's plan comparison (scripts/bench/gpu_check_plan.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from reprolab import plan as P
+from reprolab.config import REPO_ROOT
+
+sys.path.insert(0, str(REPO_ROOT / "scripts" / "bench"))
+import gpu_check_plan as G  # noqa: E402
+
+
+def test_sweep_values_split_only_top_level_commas():
+    assert P.sweep_values("a,b") == ["a", "b"]
+    assert P.sweep_values("[1,2],{x:1,y:2},c") == ["[1,2]", "{x:1,y:2}", "c"]
+
+
+def test_target_jobs_count_the_sweep_and_measure_its_first_values():
+    jobs = P.target_jobs("reproduce-apt-nyuv2")  # 16 methods x 4 optimizers x 3 seeds
+    assert jobs == [{"preset": "apt/nyuv2", "overrides": ["task.weighting=ew", "optimizer=adam"], "runs": 192}]
+    presets = [j["preset"] for j in P.target_jobs("reproduce-deltamomentum-fineweb-67m")]
+    assert presets == ["deltamomentum/fineweb_67m_adamw", "deltamomentum/fineweb_67m_delta"]
+    assert "reproduce-all" not in P.reproduce_targets() and "reproduce-cifar10" in P.reproduce_targets()
+
+
+def test_estimate_scales_the_two_measured_batches_linearly():
+    one = {"flops": 10.0, "ops": 100, "activation_bytes": 1000.0, "params": 100, "param_bytes": 400,
+           "optimizer_state_bytes": 800}
+    two = {**one, "flops": 16.0, "activation_bytes": 1600.0}
+    paper = {"micro_batch": 64, "accumulate": 8, "steps": 1000, "precision": "bf16-mixed", "matmul_precision": "high"}
+    e = P.estimate(one, two, paper)
+    assert e["flops_per_step"] == (4 + 6 * 64) * 8
+    assert e["activation_gb"] == pytest.approx((400 + 600 * 64) * 0.5 / 1e9)
+    assert e["memory_gb"] == pytest.approx((2 * 400 + 800) / 1e9 + e["activation_gb"])
+    assert e["step_s_H100"] == 800 * P.LAUNCH_S  # 3104 FLOPs are nothing: the launches bound the step
+    assert e["hours_H100"] == pytest.approx(1000 * 800 * P.LAUNCH_S / 3600)
+    big = P.estimate({**one, "flops": 1e15}, {**two, "flops": 2e15}, {**paper, "precision": "32-true"})
+    assert big["peak_kind"] == "tf32" and big["step_s_H200"] == pytest.approx(64 * 8 * 1e15 / (494.7e12 * P.MFU))
+
+
+def test_measured_step_counts_the_mlp_matmuls_by_hand():
+    """MLP 64-64-64-10 (probes/digits_source_a_cpu): forward 2·8,832 FLOPs per sample, backward the weight
+    gradients of all three layers (2·8,832) and the input gradients of the last two (2·4,736)."""
+    one = P.measure_step("probes/digits_source_a_cpu", [], 1)
+    two = P.measure_step("probes/digits_source_a_cpu", [], 2)
+    assert (one["flops"], two["flops"]) == (44_800, 89_600)
+    assert one["params"] == 64 * 64 + 64 + 64 * 64 + 64 + 64 * 10 + 10
+    assert one["optimizer_state_bytes"] >= 2 * one["param_bytes"]  # Adam's two moments
+    assert two["activation_bytes"] > one["activation_bytes"] > 0 and one["ops"] > 0
+
+
+def test_paper_schedule_reads_max_steps_or_epochs_times_the_fake_split():
+    lm = P.paper_schedule("deltamomentum/fineweb_67m_adamw", [])
+    assert (lm["micro_batch"], lm["accumulate"], lm["steps"], lm["precision"]) == (64, 8, 2600, "bf16-mixed")
+    cifar = P.paper_schedule("cifar10/resnet18_sgd", [])  # 45,000 train images (10 % held out), batch 128, 200 epochs
+    assert cifar["steps"] == 200 * 352
+
+
+def test_help_lines_without_a_plan_say_how_to_make_one(tmp_path, capsys):
+    P.print_help_lines(tmp_path / "plan.json")
+    assert "make plan" in capsys.readouterr().out
+
+
+def fake_plan(step_s: float, memory_gb: float) -> dict:
+    job = {"preset": G.PRESET, "step_s_H100": step_s, "step_s_H200": step_s / 2, "memory_gb": memory_gb, "accumulate": 8}
+    return {"targets": {"reproduce-deltamomentum-fineweb-67m": {"jobs": [job]}}}
+
+
+def test_gpu_check_compares_measured_with_planned():
+    arm = {"perf/step_ms": 300.0, "perf/peak_memory_gb": 12.0}
+    c = G.compare(arm, fake_plan(2.0, 10.0), "NVIDIA H100 80GB HBM3")
+    assert c["measured_step_s"] == pytest.approx(2.4) and c["step_time_ratio"] == pytest.approx(1.2)
+    assert c["memory_ratio"] == pytest.approx(1.2)
+    h200 = G.compare(arm, fake_plan(2.0, 10.0), "NVIDIA H200")
+    assert h200["gpu"] == "H200" and h200["step_time_ratio"] == pytest.approx(2.4)
+    assert "1.20" in G.report(c) and "n/a" in G.report(G.compare({}, fake_plan(2.0, 10.0), "cpu"))
+    with pytest.raises(KeyError, match="make plan"):
+        G.predicted({"targets": {}}, "H100")
+
+
+def test_the_committed_plan_covers_every_reproduce_target():
+    plan_file = Path(REPO_ROOT / "plan.json")
+    if not plan_file.is_file():
+        pytest.skip("no plan.json yet (make plan)")
+    import json
+
+    assert set(json.loads(plan_file.read_text())["targets"]) == set(P.reproduce_targets())
+
+
+def test_help_line_sums_runs_and_marks_partial_or_unmeasured_targets():
+    done = {"preset": "a", "overrides": [], "runs": 2, "hours_H100": 1.5, "hours_H200": 1.0, "memory_gb": 3.0}
+    failed = {"preset": "b", "overrides": [], "runs": 1, "error": "killed"}
+    assert P.help_line("t", P.summarise([done])) == "2 runs, 3.0 h on one H100 (2.0 h on one H200), ≤ 3.0 GB per GPU"
+    partial = P.help_line("t", P.summarise([done, failed]))
+    assert partial.startswith("3 runs, ≥ 3.0 h on one H100") and "some jobs unmeasured" in partial
+    assert "not measured" in P.help_line("t", P.summarise([failed]))
