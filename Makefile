@@ -13,9 +13,10 @@ export PYTHONUNBUFFERED := 1
 .DEFAULT_GOAL := help
 .PHONY: help install test test-slow lint demo demo-cifar10 clean data-cifar10 bench-trainer bench-claim gpu-check reproduce-cifar10 tables scorecard claim-all dashboards wandb-sync reproduce-all
 
-help: ## List every target (with its expected compute)
+help: ## List every target; then each reproduce target's compute, measured by `make plan` (PLAN.md)
 	@grep -hE '^[a-zA-Z0-9_%-]+:.*## ' $(MAKEFILE_LIST) | sort -u | \
 	  awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-38s\033[0m %s\n", $$1, $$2}'
+	@$(PY) -m reprolab.plan --help-lines
 
 install: ## Create .venv and install reprolab with dev tools and every paper's extra (torch 2.14.1, torchvision 0.29.1)
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -56,7 +57,7 @@ bench-claim: ## Trainer path vs plain loop CPU cost on the tiny-LM claim grid, b
 gpu-check: ## The GPU device group end to end (fp32, bf16, compile, DDP; AdamW vs DeltaAdamW) with throughput ratios -> logs/gpu_check/gpu_check.json (1 GPU, ~5 min)
 	$(PY) scripts/bench/gpu_check.py --out logs/gpu_check
 
-reproduce-cifar10: ## CIFAR-10 ResNet-18 SGD baseline, 200 epochs (1 GPU, ~1.5 h)
+reproduce-cifar10: ## CIFAR-10 ResNet-18 SGD baseline, 200 epochs (1 GPU)
 	$(TRAIN) experiment=cifar10/resnet18_sgd paths.data_dir=$(DATA)
 
 tables: ## Refresh every generated table (and its figures) in experiments/*/RESULTS.md, every paper's claim verdicts and REPRODUCTIONS.md from the runs under logs/ (seconds, CPU)
@@ -87,4 +88,5 @@ clean: ## Remove caches and local run folders (keeps .venv and data)
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
 include data.mk
+include plan.mk
 include $(wildcard experiments/*/targets.mk)

@@ -20,19 +20,19 @@ data-apt-celeba: ## CelebA via torchvision (MD5-checked; ~1.4 GB)
 data-apt-qm9: ## QM9 via PyTorch Geometric (~0.5 GB, ~10 min processing)
 	$(PY) scripts/data/prepare_qm9.py --data-dir $(DATA)
 
-reproduce-apt-nyuv2: ## 16 methods x {adam,apt_adam,muon,apt_muon} x 3 seeds, SegNet-MTAN 200 epochs (1 GPU each, W&B; est. ~4 h per run)
+reproduce-apt-nyuv2: ## 16 methods x {adam,apt_adam,muon,apt_muon} x 3 seeds, SegNet-MTAN 200 epochs (1 GPU each, W&B)
 	-$(TRAIN) -m experiment=apt/nyuv2 $(APT_SWEEP) hydra.sweep.dir=logs/reproduce/apt/nyuv2
 	$(TABLE) logs/reproduce/apt/nyuv2 --group-by task.weighting optimizer --name nyuv2 --results experiments/apt/RESULTS.md
 
-reproduce-apt-cityscapes: ## same grid on Cityscapes seg/depth, SegNet-MTAN 200 epochs (1 GPU each, W&B; est. ~2 h per run)
+reproduce-apt-cityscapes: ## same grid on Cityscapes seg/depth, SegNet-MTAN 200 epochs (1 GPU each, W&B)
 	-$(TRAIN) -m experiment=apt/cityscapes $(APT_SWEEP) hydra.sweep.dir=logs/reproduce/apt/cityscapes
 	$(TABLE) logs/reproduce/apt/cityscapes --group-by task.weighting optimizer --name cityscapes --results experiments/apt/RESULTS.md
 
-reproduce-apt-celeba: ## same grid on CelebA 40 attributes, ResNet-18, 15 epochs (1 GPU each, W&B; est. 1-3 h per run: gradient methods pay 40 backward passes)
+reproduce-apt-celeba: ## same grid on CelebA 40 attributes, ResNet-18, 15 epochs (1 GPU each, W&B; gradient methods pay 40 backward passes)
 	-$(TRAIN) -m experiment=apt/celeba $(APT_SWEEP) hydra.sweep.dir=logs/reproduce/apt/celeba
 	$(TABLE) logs/reproduce/apt/celeba --group-by task.weighting optimizer --name celeba --results experiments/apt/RESULTS.md
 
-reproduce-apt-qm9: ## same grid on QM9 11 targets, MPNN 300 epochs (1 GPU each, W&B; est. ~10 h per run)
+reproduce-apt-qm9: ## same grid on QM9 11 targets, MPNN 300 epochs (1 GPU each, W&B)
 	-$(TRAIN) -m experiment=apt/qm9 $(APT_SWEEP) hydra.sweep.dir=logs/reproduce/apt/qm9
 	$(TABLE) logs/reproduce/apt/qm9 --group-by task.weighting optimizer --name qm9 --results experiments/apt/RESULTS.md
 

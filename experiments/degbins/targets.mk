@@ -9,15 +9,15 @@ DEGBINS_LONG_SEEDS ?= 0,1,2,3,4,5
 data-nyuv2-dsr: ## Paper scale: NYU v2 labelled .mat -> DKN/SGNet arrays + all DCTNet RawDatasets into $(DATA) (~2.9 GB download, checksummed; the claim's subset is data-depth-sr)
 	$(PY) scripts/data/prepare_depth_sr.py --data-dir $(DATA)
 
-reproduce-degbins-nyuv2-x4: ## DegBins + regression baseline, NYU v2 x4, tested on NYU/Middlebury/Lu/RGB-D-D/real (1 GPU each, W&B; est. ~10 h per run)
+reproduce-degbins-nyuv2-x4: ## DegBins + regression baseline, NYU v2 x4, tested on NYU/Middlebury/Lu/RGB-D-D/real (1 GPU each, W&B)
 	-$(TRAIN) -m experiment=degbins/nyuv2_x4 model=$(DEGBINS_HEADS) seed=$(DEGBINS_SEEDS) paths.data_dir=$(DATA) hydra.sweep.dir=logs/reproduce/degbins/nyuv2_x4
 	$(TABLE) logs/reproduce/degbins/nyuv2_x4 --group-by data.scale model --name nyuv2_x4 --results experiments/degbins/RESULTS.md
 
-reproduce-degbins-nyuv2-x8: ## same at x8 (1 GPU each, W&B; est. ~10 h per run)
+reproduce-degbins-nyuv2-x8: ## same at x8 (1 GPU each, W&B)
 	-$(TRAIN) -m experiment=degbins/nyuv2_x8 model=$(DEGBINS_HEADS) seed=$(DEGBINS_SEEDS) paths.data_dir=$(DATA) hydra.sweep.dir=logs/reproduce/degbins/nyuv2_x8
 	$(TABLE) logs/reproduce/degbins/nyuv2_x8 --group-by data.scale model --name nyuv2_x8 --results experiments/degbins/RESULTS.md
 
-reproduce-degbins-nyuv2-x16: ## same at x16 (1 GPU each, W&B; est. ~10 h per run)
+reproduce-degbins-nyuv2-x16: ## same at x16 (1 GPU each, W&B)
 	-$(TRAIN) -m experiment=degbins/nyuv2_x16 model=$(DEGBINS_HEADS) seed=$(DEGBINS_SEEDS) paths.data_dir=$(DATA) hydra.sweep.dir=logs/reproduce/degbins/nyuv2_x16
 	$(TABLE) logs/reproduce/degbins/nyuv2_x16 --group-by data.scale model --name nyuv2_x16 --results experiments/degbins/RESULTS.md
 

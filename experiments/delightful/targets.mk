@@ -20,13 +20,13 @@ claim-delightful: ## DG vs REINFORCE/IW/IW-clipped/PPO/sign-blind on the digits 
 data-mnist: ## Download MNIST into $(DATA)/mnist with torchvision (~60 MB)
 	$(PY) -c "from torchvision.datasets import MNIST; [MNIST('$(DATA)/mnist', train=t, download=True) for t in (True, False)]"
 
-reproduce-delightful-mnist-stale: ## MNIST bandit, staleness 100, all six arms, 3 seeds (1 GPU, W&B; ~18 runs of a few minutes)
+reproduce-delightful-mnist-stale: ## MNIST bandit, staleness 100, all six arms, 3 seeds (1 GPU, W&B; 18 runs)
 	-$(TRAIN) -m experiment=delightful/mnist_stale task.loss=reinforce,iw,iw_clipped,ppo,dg,sign_blind seed=0,1,2 \
 	  paths.data_dir=$(DATA) data.download=true hydra.sweep.dir=logs/reproduce/delightful/mnist_stale
 	$(TABLE) logs/reproduce/delightful/mnist_stale --group-by task.loss --metric test/error_pct --curve val/error_pct \
 	  --name mnist_stale --results experiments/delightful/RESULTS.md
 
-reproduce-delightful-reversal-frictions: ## Reversal up to length 16, all four frictions, REINFORCE/PPO/IW/DG, 3 seeds (1 GPU, W&B; ~12 runs)
+reproduce-delightful-reversal-frictions: ## Reversal up to length 16, all four frictions, REINFORCE/PPO/IW/DG, 3 seeds (1 GPU, W&B; 12 runs)
 	-$(TRAIN) -m experiment=delightful/reversal_frictions task.loss=reinforce,ppo,iw_clipped,dg seed=0,1,2 \
 	  hydra.sweep.dir=logs/reproduce/delightful/reversal_frictions
 	$(TABLE) logs/reproduce/delightful/reversal_frictions --group-by task.loss --metric test/seq_error_pct test/longest_solved \

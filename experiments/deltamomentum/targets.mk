@@ -8,17 +8,17 @@ FINEWEB_TOKENS ?= 3000000000
 data-fineweb-edu: ## Stream + GPT-2-tokenize FineWeb-Edu sample-10BT into $(DATA)/fineweb_edu (resumable; ~3B tokens, ~1 h on 16 cores, 6 GB)
 	$(PY) scripts/data/prepare_fineweb_edu.py --out $(DATA)/fineweb_edu --max-tokens $(FINEWEB_TOKENS)
 
-reproduce-deltamomentum-fineweb-67m: ## AdamW vs DeltaAdamW, Llama 67M on FineWeb-Edu, 1.4B tokens each (1 GPU, W&B; ~2×3 h on one H100)
+reproduce-deltamomentum-fineweb-67m: ## AdamW vs DeltaAdamW, Llama 67M on FineWeb-Edu, 1.4B tokens each (1 GPU, W&B)
 	-$(TRAIN) experiment=deltamomentum/fineweb_67m_adamw paths.data_dir=$(DATA) hydra.run.dir=logs/reproduce/deltamomentum/fineweb_67m/adamw
 	-$(TRAIN) experiment=deltamomentum/fineweb_67m_delta paths.data_dir=$(DATA) hydra.run.dir=logs/reproduce/deltamomentum/fineweb_67m/delta
 	$(TABLE) logs/reproduce/deltamomentum/fineweb_67m --group-by optimizer --name fineweb_67m --results experiments/deltamomentum/RESULTS.md --curve val/loss
 
-reproduce-deltamomentum-fineweb-370m: ## AdamW vs DeltaAdamW, Llama 370M on FineWeb-Edu, 7.3B tokens each (1 GPU, W&B; ~2×30 h on one H100, use device=ddp)
+reproduce-deltamomentum-fineweb-370m: ## AdamW vs DeltaAdamW, Llama 370M on FineWeb-Edu, 7.3B tokens each (1 GPU, W&B; use device=ddp)
 	-$(TRAIN) experiment=deltamomentum/fineweb_370m_adamw paths.data_dir=$(DATA) hydra.run.dir=logs/reproduce/deltamomentum/fineweb_370m/adamw
 	-$(TRAIN) experiment=deltamomentum/fineweb_370m_delta paths.data_dir=$(DATA) hydra.run.dir=logs/reproduce/deltamomentum/fineweb_370m/delta
 	$(TABLE) logs/reproduce/deltamomentum/fineweb_370m --group-by optimizer --name fineweb_370m --results experiments/deltamomentum/RESULTS.md --curve val/loss
 
-reproduce-deltamomentum-cifar10: ## SGD-m vs DeltaSGD, ResNet-18 on CIFAR-10, 200 epochs, 3 seeds each (1 GPU, W&B; ~6×1 h)
+reproduce-deltamomentum-cifar10: ## SGD-m vs DeltaSGD, ResNet-18 on CIFAR-10, 200 epochs, 3 seeds each (1 GPU, W&B)
 	-$(TRAIN) -m experiment=cifar10/resnet18_sgd seed=0,1,2 paths.data_dir=$(DATA) hydra.sweep.dir=logs/reproduce/deltamomentum/cifar10/sgd
 	-$(TRAIN) -m experiment=deltamomentum/cifar10_resnet18_delta_sgd seed=0,1,2 paths.data_dir=$(DATA) hydra.sweep.dir=logs/reproduce/deltamomentum/cifar10/delta_sgd
 	$(TABLE) logs/reproduce/deltamomentum/cifar10 --group-by optimizer --name cifar10 --results experiments/deltamomentum/RESULTS.md --metric test/acc test/loss val/steps_saved_pct

@@ -21,7 +21,7 @@ table-heteroskedastic: ## The claim runs' table (mean +- std over splits, per da
 
 HETERO_QM9_SEEDS ?= 0,1,2
 HETERO_QM9 = logs/reproduce/heteroskedastic
-reproduce-heteroskedastic-qm9: ## QM9 HOMO, MPNN mean -> post-hoc heads (all/last/none, ensemble); MVE, beta-NLL, Faithful; 3 seeds (1 GPU each, W&B; est. ~6 h per training run, minutes per head)
+reproduce-heteroskedastic-qm9: ## QM9 HOMO, MPNN mean -> post-hoc heads (all/last/none, ensemble); MVE, beta-NLL, Faithful; 3 seeds (1 GPU each, W&B)
 	-$(TRAIN) -m experiment=heteroskedastic/qm9_mean seed=$(HETERO_QM9_SEEDS) paths.data_dir=$(DATA) hydra.sweep.dir=$(HETERO_QM9)/qm9_mean 'hydra.sweep.subdir=qm9-$${seed}'
 	-$(TRAIN) -m experiment=heteroskedastic/qm9_posthoc task.layers=all,last,none seed=$(HETERO_QM9_SEEDS) paths.data_dir=$(DATA) \
 	  ++mean_runs=$(HETERO_QM9)/qm9_mean hydra.sweep.dir=$(HETERO_QM9)/qm9_posthoc

@@ -37,7 +37,7 @@ claim-probes: ## Probe hierarchy vs controls (CART trees, L1, ReLU features) on 
 	  --no-curves --name transfer --results experiments/probes/RESULTS.md
 	$(CLAIMS) probes
 
-reproduce-probes-mnist-transfer: ## MNIST MLPs A (3×512) and B (3×384) and monitor transfer through A's quotient vs full state, 3 seeds (1 GPU, W&B; ~10 min)
+reproduce-probes-mnist-transfer: ## MNIST MLPs A (3×512) and B (3×384) and monitor transfer through A's quotient vs full state, 3 seeds (1 GPU, W&B)
 	-$(TRAIN) -m experiment=probes/mnist_source_a seed=0,1,2 paths.data_dir=$(DATA) data.download=true \
 	  hydra.sweep.dir=logs/reproduce/probes/sources $(PROBES_SUBDIR)
 	-$(TRAIN) -m experiment=probes/mnist_source_b seed=1,2,3 paths.data_dir=$(DATA) data.download=true \

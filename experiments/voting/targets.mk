@@ -22,7 +22,7 @@ claim-voting: ## CPU claim check: embedding MLPs vs DeepSets on raw ballots (Bor
 	  --metric $(VOTING_TABLE_METRICS) test/dominance_margin $(VOTING_CLASSIC) --curve val/loss --name finetune --results experiments/voting/RESULTS.md
 	$(CLAIMS) voting
 
-reproduce-voting-imitate: ## Paper scale (1 GPU, W&B): embedding MLPs and a Set Transformer on raw ballots, m=7, n=51, 500k profiles, all rules x embeddings (est. ~10 min per run)
+reproduce-voting-imitate: ## Paper scale (1 GPU, W&B): embedding MLPs and a Set Transformer on raw ballots, m=7, n=51, 500k profiles, all rules x embeddings
 	-$(TRAIN) -m experiment=voting/imitate_gpu data.rule=plurality,borda,copeland,minimax embedding=pairwise,tournament,rank_position \
 	  seed=$(VOTING_SEEDS) hydra.sweep.dir=$(VOTING_PAPER)/imitate 'hydra.sweep.subdir=$${data.rule}_$${embedding._target_}_$${seed}'
 	-$(TRAIN) -m experiment=voting/raw_gpu data.rule=plurality,borda,copeland,minimax seed=$(VOTING_SEEDS) hydra.sweep.dir=$(VOTING_PAPER)/raw
