@@ -19,7 +19,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from reprolab.errors import CorruptDataError, DatasetNotFoundError
+from reprolab.data.tables import read_numeric_csv
+from reprolab.errors import DatasetNotFoundError
 
 ENB_FILE = "energy-efficiency-enb2012/energy_efficiency_clean.csv"
 
@@ -88,13 +89,8 @@ def enb(data_dir: str | Path, seed: int = 0) -> Problem:
     if not path.is_file():
         raise DatasetNotFoundError(f"no ENB2012 file at '{path}'; point data_dir at the folder holding "
                                    f"'{ENB_FILE}' (e.g. ../shared/data)")
-    import pandas as pd
-
-    try:
-        frame = pd.read_csv(path)
-        values = torch.tensor(frame[[f"X{i}" for i in range(1, 9)] + ["Y1", "Y2"]].to_numpy(), dtype=torch.float32)
-    except (KeyError, ValueError, pd.errors.ParserError) as err:
-        raise CorruptDataError(f"'{path}' is not the ENB2012 CSV (columns X1..X8, Y1, Y2): {err}") from err
+    columns = [f"X{i}" for i in range(1, 9)] + ["Y1", "Y2"]
+    values = torch.tensor(read_numeric_csv(path, columns, hint=f"restore the ENB2012 CSV '{ENB_FILE}'"), dtype=torch.float32)
     idx = _split(len(values), seed)
     x, y = values[:, :8], values[:, 8:]
     tr = idx["train"]

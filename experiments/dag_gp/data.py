@@ -12,6 +12,7 @@ import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 from experiments.dag_gp.functions import collider, forrester_high, forrester_low
+from reprolab.data.tables import read_numeric_csv
 from reprolab.errors import ConfigError, DatasetNotFoundError
 
 
@@ -132,7 +133,7 @@ class SachsDataModule(RowsDataModule):
         missing = [c for c in self.inputs + self.nodes if c not in header]
         if missing:
             raise ConfigError(f"columns {missing} are not in {self.path} (has {header})")
-        table = np.log(np.loadtxt(self.path, delimiter=",", skiprows=1))
+        table = np.log(read_numeric_csv(self.path, hint="restore the Sachs files (see experiments/dag_gp/README.md)"))
         if sum(self.sizes) > len(table):
             raise ConfigError(f"data sizes {self.sizes} exceed the {len(table)} rows of {self.path}")
         rows = np.random.default_rng(self.split_seed).permutation(len(table))

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import torch
 
+from reprolab.data.tables import read_numeric_csv
 from reprolab.errors import ConfigError, CorruptDataError, DatasetNotFoundError
 
 ENERGY_FILE = "energy-efficiency-enb2012/energy_efficiency_clean.csv"
@@ -39,9 +40,9 @@ def energy(data_dir: str, target: str = "Y1") -> Table:
     if not path.is_file():
         raise DatasetNotFoundError(f"no UCI energy-efficiency CSV at '{path}'; set paths.data_dir to the folder "
                                    f"holding '{ENERGY_FILE}' (e.g. ../shared/data)")
-    import pandas as pd
-
-    return _frame_to_table(pd.read_csv(path), [f"X{i}" for i in range(1, 9)], target, f"'{path}'")
+    table = torch.tensor(read_numeric_csv(path, [f"X{i}" for i in range(1, 9)] + [target],
+                                          hint=f"restore the UCI CSV '{ENERGY_FILE}'"), dtype=torch.float32)
+    return Table(table[:, :-1], table[:, -1])
 
 
 def _rdataset(package: str, item: str):

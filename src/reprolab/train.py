@@ -14,7 +14,7 @@ from pathlib import Path
 import hydra
 import lightning as L
 from hydra.core.hydra_config import HydraConfig
-from hydra.errors import HydraException, InstantiationException
+from hydra.errors import HydraException
 from hydra.types import RunMode
 from hydra.utils import instantiate
 from lightning.pytorch.utilities.exceptions import SIGTERMException
@@ -22,16 +22,26 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from reprolab.config import CONF_DIR
+from reprolab.config_check import check_targets, check_values
 from reprolab.device import apply_device_settings, check_device
-from reprolab.errors import ConfigError, ReprolabError, RunFolderBusyError, from_instantiation, one_line
+from reprolab.errors import (
+    ConfigError,
+    ReprolabError,
+    RunFolderBusyError,
+    from_instantiation,
+    from_os_error,
+    one_line,
+)
 from reprolab.loggers import finish_loggers
 from reprolab.provenance import git_commit
 from reprolab.rich_tree import print_config_tree
 from reprolab.run_folder import (
     as_floats,
+    held_lock,
     lock_run_folder,
     mask_saved_config,
     merge_results,
+    release_locks,
     write_error,
     write_metrics,
 )
@@ -137,9 +147,10 @@ def run_until_sigterm(cfg: DictConfig) -> dict[str, float]:
 
 
 def hold_run_folder(cfg: DictConfig):
-    """The run folder's lock; a folder another run writes to ends this one with one line (no error.txt there)."""
+    """The run folder's lock (taken by `RunFolderLock` before Hydra wrote there, or now: a multirun job, an
+    in-process call); a folder another run writes to ends this one with one line (no error.txt there)."""
     try:
-        return lock_run_folder(cfg.paths.output_dir)
+        return held_lock(cfg.paths.output_dir) or lock_run_folder(cfg.paths.output_dir)
     except RunFolderBusyError as err:
         if _in_multirun():
             raise
@@ -162,12 +173,22 @@ def hydra_main(cfg: DictConfig) -> float | None:
 
 
 def check_config(cfg: DictConfig) -> None:
-    """Every interpolation resolves and the device exists: checked before the tree is printed or anything built."""
+    """Every interpolation resolves, common values have their type and range, every `_target_` takes its keys,
+    and the device exists: checked before the tree is printed or anything built."""
     try:
         OmegaConf.to_container(cfg, resolve=True)
     except OmegaConfBaseException as err:
         raise ConfigError(f"{one_line(err)}; fix that override, or pick a group option this preset can use") from None
+    check_values(cfg)
+    check_targets(cfg)
     check_device(cfg.device)
+
+
+_ONE_LINE = {"errors": False}  # set by `main`: an unexpected error is one line too (not when HYDRA_FULL_ERROR=1)
+
+
+def unexpected_line(err: BaseException) -> str:
+    return f"unexpected {type(err).__name__}: {one_line(err)}; rerun with HYDRA_FULL_ERROR=1 for the traceback"
 
 
 def _main(cfg: DictConfig) -> float | None:
@@ -177,37 +198,42 @@ def _main(cfg: DictConfig) -> float | None:
             print_config_tree(cfg)
         done = resume_or_skip(cfg)
         return sweep_value(cfg, done if done is not None else run_until_sigterm(cfg))
-    except (ReprolabError, InstantiationException) as caught:
-        err = from_instantiation(caught)  # a constructor that rejected a config value → ConfigError
-        if not isinstance(err, ReprolabError):
+    except Exception as caught:
+        err = from_os_error(from_instantiation(caught))  # a rejected config value → ConfigError, a full disk → StorageError
+        user_error = isinstance(err, ReprolabError)
+        if not user_error and not _ONE_LINE["errors"]:
             raise
         write_error(cfg.paths.output_dir, f"{type(err).__name__}: {one_line(err)}")
         if _in_multirun():  # the sweeper records the failure and goes on with the other runs
             if err is caught:
                 raise
             raise err from caught
-        print(f"error: {one_line(err)}", file=sys.stderr)
-        sys.exit(err.exit_code)
+        print(f"error: {one_line(err) if user_error else unexpected_line(err)}", file=sys.stderr)
+        sys.exit(err.exit_code if user_error else 1)
 
 
 def main() -> None:
-    """`reprolab-train`: Hydra's own config errors (unknown key, bad override, unresolvable interpolation) end
-    with one line and exit 2, anything unexpected with one line and exit 1; `HYDRA_FULL_ERROR=1` shows the traceback."""
+    """`reprolab-train`: every error ends with one line on stderr and exit 2 (bad config or input: Hydra's own
+    errors included), 3 (non-finite loss), 4 (output not writable, disk full) or 1 (unexpected: a bug);
+    `HYDRA_FULL_ERROR=1` shows the traceback."""
     if os.environ.get("HYDRA_FULL_ERROR") == "1":
         hydra_main()
         return
     os.environ["HYDRA_FULL_ERROR"] = "1"  # let Hydra's exceptions reach us instead of printing them
+    _ONE_LINE["errors"] = True
     try:
         hydra_main()
     except (HydraException, OmegaConfBaseException) as err:
         text = " ".join(str(err).split("Config search path")[0].split())  # Hydra's advice (the options of a group, `+key=`) is on later lines
         print(f"error: {text}; see `reprolab-train --help` or the group's options under conf/", file=sys.stderr)
         sys.exit(2)
-    except Exception as err:  # noqa: BLE001 — a bug, not bad input: one line, the traceback on request
-        print(f"error: unexpected {type(err).__name__}: {one_line(err)}; rerun with HYDRA_FULL_ERROR=1 for the "
-              "traceback", file=sys.stderr)
-        sys.exit(1)
+    except Exception as caught:  # noqa: BLE001 — before the job: the run folder's lock or creation; else a bug
+        err = from_os_error(caught)
+        print(f"error: {one_line(err) if isinstance(err, ReprolabError) else unexpected_line(err)}", file=sys.stderr)
+        sys.exit(err.exit_code if isinstance(err, ReprolabError) else 1)
     finally:
+        _ONE_LINE["errors"] = False
+        release_locks()
         os.environ.pop("HYDRA_FULL_ERROR", None)  # in-process callers (tests, notebooks) keep their environment
 
 
