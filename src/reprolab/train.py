@@ -25,6 +25,7 @@ from reprolab.config import CONF_DIR
 from reprolab.config_check import check_targets, check_values
 from reprolab.device import apply_device_settings, check_device
 from reprolab.errors import (
+    CheckpointError,
     ConfigError,
     ReprolabError,
     RunFolderBusyError,
@@ -67,7 +68,14 @@ def check_resume(cfg: DictConfig) -> None:
 
 
 def fit(cfg: DictConfig, trainer: L.Trainer, task: L.LightningModule, datamodule) -> dict[str, float]:
-    trainer.fit(task, datamodule=datamodule, ckpt_path=cfg.get("ckpt_path"), weights_only=True)
+    try:
+        trainer.fit(task, datamodule=datamodule, ckpt_path=cfg.get("ckpt_path"), weights_only=True)
+    except RuntimeError as err:  # a checkpoint of another model: keys or shapes differ
+        if not cfg.get("ckpt_path") or "Error(s) in loading state_dict" not in str(err):
+            raise
+        first = str(err).splitlines()[1].strip() if "\n" in str(err) else one_line(err)
+        raise CheckpointError(f"checkpoint '{cfg.ckpt_path}' does not fit this model ({first}); resume with the "
+                              "config it was trained with (its run's .hydra/config.yaml)") from err
     metrics = {k: v for k, v in as_floats(trainer.callback_metrics).items() if not k.startswith("test/")}
     ckpt = trainer.checkpoint_callback
     if ckpt is not None and ckpt.best_model_score is not None:
