@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sys
 from pathlib import Path
@@ -186,7 +187,8 @@ def check_config(cfg: DictConfig) -> None:
     try:
         OmegaConf.to_container(cfg, resolve=True)
     except OmegaConfBaseException as err:
-        raise ConfigError(f"{one_line(err)}; fix that override, or pick a group option this preset can use") from None
+        needed = f" (needed by {err.full_key})" if getattr(err, "full_key", None) else ""
+        raise ConfigError(f"{one_line(err)}{needed}; fix that override, or pick a group option this preset can use") from None
     check_values(cfg)
     check_targets(cfg)
     check_device(cfg.device)
@@ -220,6 +222,19 @@ def _main(cfg: DictConfig) -> float | None:
         sys.exit(err.exit_code if user_error else 1)
 
 
+def preset_options(text: str) -> str:
+    """For an experiment preset Hydra cannot find (it lists no options of nested folders): the paper's presets,
+    or the papers when the paper's folder does not exist either."""
+    found = re.search(r"Could not find 'experiment/([^'/]+)", text)
+    if not found:
+        return ""
+    root = CONF_DIR / "experiment"
+    if (root / found.group(1)).is_dir():
+        names = sorted(p.relative_to(root).with_suffix("").as_posix() for p in (root / found.group(1)).rglob("*.yaml"))
+        return f" (its presets: {', '.join(names)})"
+    return f" (papers with presets: {', '.join(sorted(p.name for p in root.iterdir() if p.is_dir()))})"
+
+
 def main() -> None:
     """`reprolab-train`: every error ends with one line on stderr and exit 2 (bad config or input: Hydra's own
     errors included), 3 (non-finite loss), 4 (output not writable, disk full) or 1 (unexpected: a bug);
@@ -233,7 +248,8 @@ def main() -> None:
         hydra_main()
     except (HydraException, OmegaConfBaseException) as err:
         text = " ".join(str(err).split("Config search path")[0].split())  # Hydra's advice (the options of a group, `+key=`) is on later lines
-        print(f"error: {text}; see `reprolab-train --help` or the group's options under conf/", file=sys.stderr)
+        print(f"error: {text}{preset_options(text)}; see `reprolab-train --help` or the group's options under conf/",
+              file=sys.stderr)
         sys.exit(2)
     except Exception as caught:  # noqa: BLE001 — before the job: the run folder's lock or creation; else a bug
         err = from_os_error(caught)

@@ -11,6 +11,7 @@ from reprolab.config import compose
 from reprolab.config_check import check_targets, check_values
 from reprolab.data.tables import read_numeric_csv
 from reprolab.errors import ConfigError, CorruptDataError
+from reprolab.train import check_config, preset_options
 from tests.core.cli import run_cli
 
 TINY = ["experiment=heteroskedastic/mve_cpu", "data=hetero_synthetic"]
@@ -100,3 +101,16 @@ def test_a_paper_loader_names_the_cut_file(tmp_path):
     path.write_text("X1,X2,X3,X4,X5,X6,X7,X8,Y1,Y2\n" + "0.98,514.5,294,110.25,7,2,0,0,15.55,21.33\n" * 3 + "0.98,51")
     with pytest.raises(CorruptDataError, match=r"line 5 has 2 fields .*; restore the UCI CSV"):
         energy(str(tmp_path))
+
+
+def test_a_group_option_the_preset_cannot_use_names_the_key_that_needs_it():
+    with pytest.raises(ConfigError, match=r"Interpolation key 'data.num_classes' not found \(needed by model.num_classes\); "
+                                          "fix that override, or pick a group option this preset can use"):
+        check_config(compose(["experiment=cifar10/small_sgd_cpu", "data=mtl_enb"]))
+
+
+def test_an_experiment_typo_lists_the_papers_presets():
+    hydra_text = "In 'train': Could not find 'experiment/heteroskedastic/mve_cpuu'"
+    assert "heteroskedastic/mve_cpu, " in preset_options(hydra_text)
+    assert preset_options("In 'train': Could not find 'experiment/nopaper/x'").startswith(" (papers with presets: apt, ")
+    assert preset_options("Could not find 'model/x'") == ""
