@@ -59,7 +59,6 @@ def place(tmp_path_factory) -> dict[str, Path]:
         csv.parent.mkdir(parents=True)
         csv.write_bytes(os.urandom(2000)) if name == "binary" else csv.write_text(body)
         p[f"csv-{name}"] = csv.parents[1]
-    (root / "runs").mkdir()
     (root / "claims-bad.yaml").write_text("paper: x\nclaims: [1, 2\n")
     p["before"] = {f: f.read_bytes() for f in finished.rglob("*") if f.is_file()}
     return p
@@ -123,7 +122,7 @@ CASES = [
                                          "yet (one line after load_eval_config); today a ValueError traceback")),
     # reprolab-table, reprolab-dashboard, reprolab-claims
     ("reprolab-table", ["{root}/nowhere"], 2, "nowhere"),
-    ("reprolab-table", ["{root}/runs", "--plugin", "nowhere.module"], 2, "must look like 'package.module:function'"),
+    ("reprolab-table", ["{finished}", "--plugin", "nowhere.module"], 2, "must look like 'package.module:function'"),
     ("reprolab-table", ["--refresh", "{root}/no-results.md"], 2, "No such file or directory"),
     ("reprolab-dashboard", ["no_such_paper"], 2, "no_such_paper"),
     ("reprolab-dashboard", ["cifar10", "--online"], 2, "--online needs a W&B entity"),
