@@ -39,7 +39,7 @@ demo: ## A real small claim end to end, offline, no dataset needed (~3 min of on
 	$(CLAIMS) deltamomentum --claim regression_delta_sgd_fewer_steps --runs-root logs/demo
 	@echo "runs: logs/demo/regression_sgd/*; table: logs/demo/table.md; the claim is regression_delta_sgd_fewer_steps of experiments/deltamomentum/claims.yaml"
 
-demo-cifar10: ## Small CIFAR-10 run end to end on CPU from the shared folder's 3k-image subset (~3 min), no download
+demo-cifar10: ## Small CIFAR-10 run end to end on CPU on the data folder's 3k-image subset (~3 min; `make data-cifar10-jpeg-subset` fetches it)
 	$(TRAIN) experiment=cifar10/small_sgd_cpu trainer.max_epochs=3 hydra.run.dir=logs/demo/cifar10
 	$(VENV)/bin/reprolab-table logs/demo/cifar10 --out logs/demo/cifar10/table.md --figures logs/demo/cifar10/figures
 	@echo "results: logs/demo/cifar10/metrics.json and table.md; plots: logs/demo/cifar10/figures/*.png"
@@ -86,4 +86,5 @@ clean: ## Remove caches and local run folders (keeps .venv and data)
 	rm -rf .pytest_cache .ruff_cache logs outputs multirun
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
+include data.mk
 include $(wildcard experiments/*/targets.mk)

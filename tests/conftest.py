@@ -1,27 +1,55 @@
-"""Shared fixtures: the shared real datasets folder, and small composed configs."""
+"""Shared fixtures: the data folder, resolved as the configs resolve it (reprolab.paths.data_root)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
+from reprolab.paths import data_root
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = Path(os.environ.get("REPROLAB_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+DATA_ROOT = data_root()   # $REPROLAB_DATA, else the shared folder beside the checkout, else ./data
 
 
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
-    """`../shared/data` next to the checkout (small real datasets); skip where a clone lacks it."""
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"shared datasets folder {SHARED_DATA} is absent (set REPROLAB_SHARED_DATA)")
-    return SHARED_DATA
+    """The data folder `paths.data_dir` resolves to; skip where it does not exist (a clone with no data)."""
+    if not DATA_ROOT.is_dir():
+        pytest.skip(f"data folder {DATA_ROOT} is absent (set REPROLAB_DATA or run make data-<name>)")
+    return DATA_ROOT
 
 
 @pytest.fixture(scope="session")
 def cifar_folder(data_dir: Path) -> Path:
     path = data_dir / "cifar10-jpeg-subset"
     if not path.is_dir():
-        pytest.skip(f"{path} is absent")
+        pytest.skip(f"{path} is absent (make data-cifar10-jpeg-subset)")
     return path
+
+
+def _skip_missing_extra():
+    """A test (or its fixture) that reaches a paper's optional package that is not installed is skipped with the
+    one-line reason (`rdkit is not installed; ... pip install -e '.[degradequery]'`), not failed; also when
+    Hydra's instantiate wrapped that error."""
+    from reprolab.extras import MissingExtraError
+
+    try:
+        return (yield)
+    except Exception as err:
+        cause = err
+        while cause is not None and not isinstance(cause, MissingExtraError):
+            cause = cause.__cause__ or cause.__context__
+        if cause is None:
+            raise
+        pytest.skip(str(cause))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    return (yield from _skip_missing_extra())
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    return (yield from _skip_missing_extra())

@@ -9,7 +9,6 @@ where to download, unpacks, checks file counts and writes `MANIFEST.sha256`, whi
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +17,7 @@ import torch.nn.functional as F
 from torch.utils.data import Dataset, Subset
 
 from experiments.apt.loaders import SplitDataModule, image_loader
+from reprolab.data.fetch import sha256_file
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
 
 SPEC = {
@@ -30,7 +30,7 @@ def manifest_lines(root: Path) -> list[str]:
     """'sha256  relative/path' for every .npy under root, sorted (what MANIFEST.sha256 holds)."""
     lines = []
     for path in sorted(root.rglob("*.npy")):
-        lines.append(f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {path.relative_to(root)}")
+        lines.append(f"{sha256_file(path)}  {path.relative_to(root)}")
     return lines
 
 
@@ -145,15 +145,16 @@ def prepare(name: str, data_dir: str | Path, archive: str | None = None, url: st
     """Unpack MTAN's pre-processed archive into `data_dir/<name>`, check the layout, write MANIFEST.sha256."""
     import shutil
     import tempfile
-    import urllib.request
+
+    from torchvision.datasets.utils import download_url
 
     root = Path(data_dir) / name
     if archive is None:
         if url is None:
             raise DatasetNotFoundError(f"give --archive (the zip from the MTAN / Nash-MTL README) or --url for {name}")
-        archive = str(Path(tempfile.mkdtemp()) / f"{name}.zip")
-        print(f"downloading {url} → {archive}")
-        urllib.request.urlretrieve(url, archive)
+        folder = tempfile.mkdtemp()
+        download_url(url, folder, f"{name}.zip")
+        archive = str(Path(folder) / f"{name}.zip")
     with tempfile.TemporaryDirectory() as tmp:
         shutil.unpack_archive(archive, tmp)
         inner = next((p.parent for p in Path(tmp).rglob("image") if p.parent.name == "train"), None)

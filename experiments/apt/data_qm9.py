@@ -15,6 +15,7 @@ import torch
 
 from experiments.apt.loaders import SplitDataModule
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
+from reprolab.extras import require
 
 TARGETS = [0, 1, 2, 3, 5, 6, 12, 13, 14, 15, 11]
 MEV = [2, 3, 5, 6, 7, 8, 9]  # positions (in TARGETS order) reported in meV instead of eV
@@ -54,6 +55,7 @@ class QM9DataModule(SplitDataModule):
         self.target_scale = None
 
     def setup(self, stage: str | None = None) -> None:
+        require("torch_geometric", "apt")
         import torch_geometric.transforms as T
         from torch_geometric.datasets import QM9
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from reprolab.extras import require
 from reprolab.mtl.architectures import HardParameterSharing, MTLArchitecture
 
 
 class MPNN(MTLArchitecture):
     def __init__(self, n_tasks: int = 11, num_features: int = 11, dim: int = 64, edge_dim: int = 5, rounds: int = 3):
         super().__init__()
+        require("torch_geometric", "apt")
         from torch_geometric.nn import NNConv, Set2Set
 
         self.rounds = rounds

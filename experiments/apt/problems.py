@@ -19,8 +19,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from reprolab.data.fetch import missing
 from reprolab.data.tables import read_numeric_csv
-from reprolab.errors import DatasetNotFoundError
 
 ENB_FILE = "energy-efficiency-enb2012/energy_efficiency_clean.csv"
 
@@ -87,10 +87,10 @@ def enb(data_dir: str | Path, seed: int = 0) -> Problem:
     """UCI ENB2012: 8 standardised inputs, heating (t0) and cooling (t1) load; MAE in kWh/m²."""
     path = Path(data_dir) / ENB_FILE
     if not path.is_file():
-        raise DatasetNotFoundError(f"no ENB2012 file at '{path}'; point data_dir at the folder holding "
-                                   f"'{ENB_FILE}' (e.g. ../shared/data)")
+        raise missing("energy-efficiency-enb2012", data_dir, f"ENB2012 file '{ENB_FILE}'")
     columns = [f"X{i}" for i in range(1, 9)] + ["Y1", "Y2"]
-    values = torch.tensor(read_numeric_csv(path, columns, hint=f"restore the ENB2012 CSV '{ENB_FILE}'"), dtype=torch.float32)
+    values = torch.tensor(read_numeric_csv(path, columns, hint="restore it with make data-energy-efficiency-enb2012"),
+                          dtype=torch.float32)
     idx = _split(len(values), seed)
     x, y = values[:, :8], values[:, 8:]
     tr = idx["train"]

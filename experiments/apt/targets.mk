@@ -38,7 +38,7 @@ reproduce-apt-qm9: ## same grid on QM9 11 targets, MPNN 300 epochs (1 GPU each, 
 
 APT_CLAIM_WEIGHTINGS ?= ew,pcgrad,mgda,imtl,dbmtl,alignedmtl,rlw,famo
 APT_CLAIM_SEEDS ?= 0,1,2
-APT_CLAIM = $(CPU1) $(TRAIN) -m print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data)
+APT_CLAIM = $(CPU1) $(TRAIN) -m print_config=false $(DATA_OVERRIDE)
 APT_CLAIM_TABLE = $(TABLE) logs/claims/apt/mtl logs/claims/apt/stl_synthetic logs/claims/apt/stl_digits logs/claims/apt/stl_enb --group-by task.single_task task.weighting optimizer --no-curves \
   --results experiments/apt/RESULTS.md
 

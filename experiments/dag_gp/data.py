@@ -127,13 +127,13 @@ class SachsDataModule(RowsDataModule):
 
     def make_splits(self, rng):
         if not self.path.is_file():
-            raise DatasetNotFoundError(f"{self.path} not found: copy the Sachs files (see experiments/dag_gp/README.md) "
-                                       "or set paths.data_dir")
+            raise DatasetNotFoundError(f"{self.path} not found: run `make data-sachs` (fetches and checks it) or set "
+                                       "REPROLAB_DATA or paths.data_dir")
         header = self.path.read_text().splitlines()[0].split(",")
         missing = [c for c in self.inputs + self.nodes if c not in header]
         if missing:
             raise ConfigError(f"columns {missing} are not in {self.path} (has {header})")
-        table = np.log(read_numeric_csv(self.path, hint="restore the Sachs files (see experiments/dag_gp/README.md)"))
+        table = np.log(read_numeric_csv(self.path, hint="restore it with make data-sachs"))
         if sum(self.sizes) > len(table):
             raise ConfigError(f"data sizes {self.sizes} exceed the {len(table)} rows of {self.path}")
         rows = np.random.default_rng(self.split_seed).permutation(len(table))

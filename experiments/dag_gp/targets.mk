@@ -3,7 +3,6 @@
 
 DAG_GP_SEEDS ?= 0,1,2,3,4
 DAG_GP_PAPER_SEEDS ?= 0,1,2,3,4,5,6,7,8,9
-DAG_GP_DATA ?= $(or $(SHARED_DATA),$(if $(wildcard ../shared/data/sachs),../shared/data,/work/shared/data))
 DAG_GP_FIT := test/nll test/nll_per_node test/rmse
 DAG_GP_OUT := logs/claims/dag_gp
 
@@ -13,7 +12,7 @@ claim-dag_gp: ## CPU claim check: prior collapse (a), collider (b), Sachs (c), F
 	-$(CPU1) $(TRAIN) -m experiment=dag_gp/collider_cpu model.structured=false,true seed=$(DAG_GP_SEEDS) \
 	  print_config=false hydra.sweep.dir=$(DAG_GP_OUT)/collider
 	-$(CPU1) $(TRAIN) -m experiment=dag_gp/sachs_cpu model=dag_gp_sachs,dag_gp_sachs_single,dag_gp_sachs_layered \
-	  seed=$(DAG_GP_SEEDS) paths.data_dir=$(DAG_GP_DATA) print_config=false hydra.sweep.dir=$(DAG_GP_OUT)/sachs
+	  seed=$(DAG_GP_SEEDS) $(DATA_OVERRIDE) print_config=false hydra.sweep.dir=$(DAG_GP_OUT)/sachs
 	-$(CPU1) $(TRAIN) -m experiment=dag_gp/forrester_cpu model=dag_gp_forrester,dag_gp_forrester_single,dag_gp_forrester_layered \
 	  data.high_design=random seed=$(DAG_GP_SEEDS) print_config=false hydra.sweep.dir=$(DAG_GP_OUT)/forrester
 	-$(CPU1) $(TRAIN) -m experiment=dag_gp/forrester_cpu model=dag_gp_forrester,dag_gp_forrester_single,dag_gp_forrester_layered \
@@ -44,7 +43,7 @@ reproduce-dag_gp-collider: ## Paper scale latent collider, mean-field vs structu
 
 reproduce-dag_gp-sachs: ## Paper scale Sachs: every row, 64 inducing points, DAG vs single GP vs layered deep GP (1 GPU, W&B)
 	-$(TRAIN) -m experiment=dag_gp/sachs model=dag_gp_sachs,dag_gp_sachs_single,dag_gp_sachs_layered seed=$(DAG_GP_PAPER_SEEDS) \
-	  paths.data_dir=$(DAG_GP_DATA) hydra.sweep.dir=logs/reproduce/dag_gp/sachs
+	  $(DATA_OVERRIDE) hydra.sweep.dir=logs/reproduce/dag_gp/sachs
 	$(TABLE) logs/reproduce/dag_gp/sachs --group-by model --metric $(DAG_GP_FIT) --name sachs_paper --results experiments/dag_gp/RESULTS.md
 
 reproduce-dag_gp-forrester: ## Paper scale two-fidelity Forrester with AR1 / NARGP kernels (1 GPU, W&B)

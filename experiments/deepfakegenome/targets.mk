@@ -12,7 +12,7 @@ data-forgery-zoo: ## Build the 36-algorithm forgery zoo (DFG tree) in $(or $(REP
 	$(PY) scripts/data/make_forgery_zoo.py --out $(or $(REPROLAB_CACHE),.cache)/forgery_zoo
 
 DFG_RUNS := logs/claims/deepfakegenome
-DFG_CLAIM_ARGS = print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data)
+DFG_CLAIM_ARGS = print_config=false $(DATA_OVERRIDE)
 claim-deepfakegenome: ## CPU claim check on the forgery zoo through reprolab-train: a binary detector and an ArcFace attributor (closed set, open set, retrieval K=1..20), small CNN and FFT spectrum, 3 seeds -> RESULTS.md blocks + verdicts
 	-$(CPU1) $(TRAIN) -m seed=$(DFG_SEEDS) experiment=deepfakegenome/zoo_binary_cpu,deepfakegenome/zoo_binary_fft_cpu \
 	  $(DFG_CLAIM_ARGS) hydra.sweep.dir=$(DFG_RUNS)/binary

@@ -51,7 +51,8 @@ def load_photos(photos_dir: str | Path | None, image_size: int = 32) -> tuple[st
     if not paths:
         raise DatasetNotFoundError(
             f"no photos under '{folder}': point data.zoo.photos_dir at an image folder (e.g. "
-            "../shared/data/cifar10-jpeg-subset) or set data.zoo.photos_dir=null for scikit-learn's sample images"
+            "${paths.data_dir}/cifar10-jpeg-subset, make data-cifar10-jpeg-subset) or set data.zoo.photos_dir=null "
+            "for scikit-learn's sample images"
         )
     ids, images = [], []
     for path in paths:

@@ -20,7 +20,8 @@ from PIL import Image, UnidentifiedImageError
 
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
 
-DOWNLOAD_HINT = "run 'make data-depth-sr' (scripts/data/prepare_depth_sr.py) or set paths.data_dir"
+DOWNLOAD_HINT = ("run 'make data-depth-sr' (the claim's test sets) or 'make data-nyuv2-dsr' (paper scale), or set "
+                 "REPROLAB_DATA or paths.data_dir")
 
 
 @dataclass

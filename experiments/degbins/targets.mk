@@ -1,12 +1,12 @@
 # DegBins (guided depth SR with degradation-driven bins): data, paper-scale runs, CPU claim check.
-.PHONY: data-depth-sr reproduce-degbins-nyuv2-x4 reproduce-degbins-nyuv2-x8 reproduce-degbins-nyuv2-x16 \
+.PHONY: data-nyuv2-dsr reproduce-degbins-nyuv2-x4 reproduce-degbins-nyuv2-x8 reproduce-degbins-nyuv2-x16 \
         reproduce-degbins-nyuv2 claim-degbins claim-degbins-long degbins-degradation
 
 DEGBINS_SEEDS ?= 0
 DEGBINS_HEADS ?= degbins,degbins_regression
 DEGBINS_LONG_SEEDS ?= 0,1,2,3,4,5
 
-data-depth-sr: ## NYU v2 labelled .mat -> DKN/SGNet arrays + DCTNet RawDatasets into $(DATA) (~2.9 GB download, checksummed)
+data-nyuv2-dsr: ## Paper scale: NYU v2 labelled .mat -> DKN/SGNet arrays + all DCTNet RawDatasets into $(DATA) (~2.9 GB download, checksummed; the claim's subset is data-depth-sr)
 	$(PY) scripts/data/prepare_depth_sr.py --data-dir $(DATA)
 
 reproduce-degbins-nyuv2-x4: ## DegBins + regression baseline, NYU v2 x4, tested on NYU/Middlebury/Lu/RGB-D-D/real (1 GPU each, W&B; est. ~10 h per run)
@@ -23,7 +23,7 @@ reproduce-degbins-nyuv2-x16: ## same at x16 (1 GPU each, W&B; est. ~10 h per run
 
 reproduce-degbins-nyuv2: reproduce-degbins-nyuv2-x4 reproduce-degbins-nyuv2-x8 reproduce-degbins-nyuv2-x16 ## all three scales (GPU group)
 
-DEGBINS_CLAIM = $(CPU1) $(TRAIN) -m print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data)
+DEGBINS_CLAIM = $(CPU1) $(TRAIN) -m print_config=false $(DATA_OVERRIDE)
 DEGBINS_CLAIM_TABLE = --group-by data.scale model.head model.stages \
   --metric test/rmse_lu test/rmse_middlebury_heldout test/gain_lu test/gain_middlebury_heldout --curve val/rmse
 

@@ -23,10 +23,12 @@ import numpy as np
 import pandas as pd
 
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
+from reprolab.extras import require
 
 CSV_NAME = "protac8k.csv"
 COLUMNS = ("id", "smiles", "target_name", "target_uniprot", "e3_name", "e3_uniprot", "label", "split_seed111")
-PREPARE_HINT = "run 'python scripts/data/prepare_protac8k.py --out <data_dir>/protac-8k' or set paths.data_dir"
+PREPARE_HINT = ("run `make data-protac-8k` (fetches and checks it; scripts/data/prepare_protac8k.py builds it "
+                "from a local name.json) or set REPROLAB_DATA or paths.data_dir")
 AMINO_ACIDS = "ACDEFGHIKLMNPQRSTVWY"
 SEQ_DIM = len(AMINO_ACIDS) + len(AMINO_ACIDS) ** 2  # composition + dipeptide composition
 
@@ -71,6 +73,7 @@ def resolve_duplicates(records: pd.DataFrame, conflicts: str = "drop") -> pd.Dat
 @lru_cache(maxsize=4)
 def ecfp_matrix(smiles: tuple[str, ...], radius: int = 2, n_bits: int = 2048) -> np.ndarray:
     """RDKit Morgan (ECFP{2r}) bit fingerprints, one uint8 0/1 row per SMILES."""
+    require("rdkit", "degradequery")
     from rdkit import Chem, RDLogger
     from rdkit.Chem import rdFingerprintGenerator
 

@@ -14,6 +14,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from reprolab.extras import require
+
 ELEMENTS = ("C", "N", "O", "S", "F", "Cl", "Br", "I", "P")
 ATOM_DIM = len(ELEMENTS) + 1 + 6 + 1 + 3 + 4 + 1
 
@@ -38,6 +40,7 @@ class MolGraphs:
 
     @classmethod
     def from_smiles(cls, smiles) -> MolGraphs:
+        require("rdkit", "degradequery")
         from rdkit import Chem
 
         xs, edges, atom_start, edge_start = [], [], [0], [0]

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from reprolab.extras import require
+
 from .data import Protac8K, resolve_duplicates
 
 TRIPLET = ["smiles", "target", "e3"]
@@ -82,6 +84,7 @@ def official_split(data: Protac8K, val_fraction: float = 0.15, seed: int = 0, co
 
 def murcko_scaffolds(smiles: pd.Series) -> pd.Series:
     """Bemis-Murcko scaffold SMILES (RDKit) of each molecule."""
+    require("rdkit", "degradequery")
     from rdkit import RDLogger
     from rdkit.Chem.Scaffolds import MurckoScaffold
 

@@ -2,7 +2,6 @@
 .PHONY: data-protac8k pretrain-degradequery pretrain-degradequery-official pretrain-degradequery-holdouts claim-degradequery claim-degradequery-official claim-degradequery-holdouts table-degradequery reproduce-degradequery \
         reproduce-degradequery-main reproduce-degradequery-main_gin reproduce-degradequery-main_sequences reproduce-degradequery-no_pretrain reproduce-degradequery-molecule_only reproduce-degradequery-scaffold reproduce-degradequery-target_e3
 
-DQ_DATA ?= $(if $(wildcard ../shared/data/protac-8k/protac8k.csv),../shared/data,$(DATA))
 DQ_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 DQ_SEEDS ?= 0,1,2,3,4
 DQ_HOLDOUT_SEEDS ?= 0,1,2
@@ -11,7 +10,7 @@ DQ_RUNS := logs/claims/degradequery
 # stage 1 (counterfactual pretraining, preset $(1)) over seeds $(2) and splits $(3): one run per split and seed in
 # $(DQ_RUNS)/$(1)/<split>-<seed>, where the fine-tuning presets read it (`pretrain_run`)
 define dq_pretrain
-	-$(DQ_ENV) $(TRAIN) -m experiment=degradequery/$(1) seed=$(2) ++data.split=$(3) print_config=false paths.data_dir=$(DQ_DATA) \
+	-$(DQ_ENV) $(TRAIN) -m experiment=degradequery/$(1) seed=$(2) ++data.split=$(3) print_config=false $(DATA_OVERRIDE) \
 	  hydra.sweep.dir=$(DQ_RUNS)/$(1) 'hydra.sweep.subdir=$${data.split}-$${seed}'
 endef
 # the official-split arms: the paper's model, its ablation and baselines (networks, then scikit-learn models)
@@ -19,8 +18,7 @@ DQ_OFFICIAL := degradequery/main,degradequery/no_pretrain,degradequery/molecule_
 # the holdout arms, each on the scaffold and the (target, E3) holdout (data.split)
 DQ_HOLDOUT := degradequery/main,degradequery/no_pretrain,degradequery/molecule_only,degradequery/rf_molecule
 
-data-protac8k: ## PROTAC-8K: download DegradeMaster's name.json (3.4 MB) and build $(DATA)/protac-8k/protac8k.csv (seconds)
-	$(PY) scripts/data/prepare_protac8k.py --out $(DATA)/protac-8k
+data-protac8k: data-protac-8k ## PROTAC-8K (the old name of data-protac-8k, data.mk)
 
 pretrain-degradequery-official: ## stage 1: counterfactual pretraining on the official split's corpus, 5 seeds -> $(DQ_RUNS)/pretrain/official-<seed>
 	$(call dq_pretrain,pretrain,$(DQ_SEEDS),official)
@@ -31,14 +29,14 @@ pretrain-degradequery-holdouts: ## stage 1 on each holdout's corpus, 3 seeds -> 
 pretrain-degradequery: pretrain-degradequery-official pretrain-degradequery-holdouts ## stage 1 for every claim split and seed
 
 claim-degradequery-official: pretrain-degradequery-official ## DegradeQuery claim, official split: 6 arms (3 networks, 3 sklearn models) x 5 seeds through reprolab-train -> its RESULTS.md block
-	-$(DQ_ENV) $(TRAIN) -m seed=$(DQ_SEEDS) experiment=$(DQ_OFFICIAL) print_config=false paths.data_dir=$(DQ_DATA) \
+	-$(DQ_ENV) $(TRAIN) -m seed=$(DQ_SEEDS) experiment=$(DQ_OFFICIAL) print_config=false $(DATA_OVERRIDE) \
 	  hydra.sweep.dir=$(DQ_RUNS)/official
 	$(TABLE) $(DQ_RUNS)/official --group-by setting --metric test/auroc test/accuracy test/f1_macro test/precision test/recall \
 	  --no-curves --name official --results experiments/degradequery/RESULTS.md
 
 claim-degradequery-holdouts: pretrain-degradequery-holdouts ## DegradeQuery claim, scaffold and (target, E3) holdouts: 4 arms x 2 splits x 3 seeds -> its RESULTS.md block
 	-$(DQ_ENV) $(TRAIN) -m seed=$(DQ_HOLDOUT_SEEDS) ++data.split=$(DQ_HOLDOUT_SPLITS) experiment=$(DQ_HOLDOUT) print_config=false \
-	  paths.data_dir=$(DQ_DATA) hydra.sweep.dir=$(DQ_RUNS)/holdouts
+	  $(DATA_OVERRIDE) hydra.sweep.dir=$(DQ_RUNS)/holdouts
 	$(TABLE) $(DQ_RUNS)/holdouts --group-by data.split setting --metric test/auroc test/accuracy test/f1_macro \
 	  --no-curves --name holdouts --results experiments/degradequery/RESULTS.md
 
@@ -49,7 +47,7 @@ table-degradequery: claim-degradequery-official ## alias: the official-split tab
 
 # One reprolab-train sweep per preset (conf/experiment/degradequery/<setting>.yaml) into a fixed folder, then its table.
 define dq_reproduce
-	-$(DQ_ENV) $(TRAIN) -m experiment=degradequery/$(1) seed=$(DQ_SEEDS) print_config=false paths.data_dir=$(DQ_DATA) \
+	-$(DQ_ENV) $(TRAIN) -m experiment=degradequery/$(1) seed=$(DQ_SEEDS) print_config=false $(DATA_OVERRIDE) \
 	  hydra.sweep.dir=logs/reproduce/degradequery/$(1)
 	$(TABLE) logs/reproduce/degradequery/$(1) --group-by setting --name $(1) --results experiments/degradequery/RESULTS.md
 endef

@@ -18,6 +18,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 from experiments.deltamomentum.tokens import encode_documents, load_tokenizer, read_shard
+from reprolab.data.fetch import REGISTRY
 from reprolab.errors import ConfigError, DatasetNotFoundError
 
 
@@ -119,7 +120,9 @@ class TextFileDataModule(_WindowDataModule):
     def setup(self, stage=None):
         path = self.path if self.path.is_absolute() else self.data_dir / self.path
         if not path.exists():
-            raise DatasetNotFoundError(f"text '{path}' not found; set data.path (relative to "
+            name = self.path.parts[0]
+            fetchable = f"run `make data-{name}` or " if name in REGISTRY else ""
+            raise DatasetNotFoundError(f"text '{path}' not found; {fetchable}set data.path (relative to "
                                        f"paths.data_dir='{self.data_dir}') or paths.data_dir")
         tok = load_tokenizer(self.tokenizer)
         self._check_vocab(tok.vocab_size, f"tokenizer {tok.name}")

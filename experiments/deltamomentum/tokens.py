@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from reprolab.errors import ConfigError, CorruptDataError, DatasetNotFoundError
+from reprolab.extras import require
 
 MAGIC, VERSION, HEADER_INTS = 20260531, 1, 256
 
@@ -32,6 +33,7 @@ def load_tokenizer(spec: str) -> Tokenizer:
     if spec == "bytes":
         return Tokenizer("bytes", 257, 256, lambda text: list(text.encode("utf-8")))
     if spec == "gpt2":
+        require("tiktoken", "deltamomentum")
         import tiktoken
 
         try:
@@ -44,6 +46,7 @@ def load_tokenizer(spec: str) -> Tokenizer:
             ) from err
         return Tokenizer("gpt2", enc.n_vocab, enc.eot_token, enc.encode_ordinary)
     if spec.startswith("bpe:"):
+        require("tokenizers", "deltamomentum")
         from tokenizers import Tokenizer as HFTokenizer
 
         path = Path(spec[4:])

@@ -13,6 +13,7 @@ import torch
 from torch.utils.data import Dataset
 
 from reprolab.errors import ConfigError
+from reprolab.extras import require
 
 
 class OneTarget(Dataset):
@@ -58,6 +59,7 @@ class GraphHoldoutDataModule(L.LightningDataModule):
         self.target_std = float(self.base.target_scale[self.target])
 
     def loader(self, split: str, shuffle: bool = False):
+        require("torch_geometric", "heteroskedastic")
         from torch_geometric.loader import DataLoader
 
         return DataLoader(self.sets[split], batch_size=self.batch_size, shuffle=shuffle, num_workers=self.num_workers)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import torch
 
+from reprolab.data.fetch import missing
 from reprolab.data.tables import read_numeric_csv
 from reprolab.errors import ConfigError, CorruptDataError, DatasetNotFoundError
 
@@ -38,10 +39,9 @@ def energy(data_dir: str, target: str = "Y1") -> Table:
     """UCI ENB2012: 8 building descriptors -> heating (Y1) or cooling (Y2) load, 768 rows."""
     path = Path(data_dir) / ENERGY_FILE
     if not path.is_file():
-        raise DatasetNotFoundError(f"no UCI energy-efficiency CSV at '{path}'; set paths.data_dir to the folder "
-                                   f"holding '{ENERGY_FILE}' (e.g. ../shared/data)")
+        raise missing("energy-efficiency-enb2012", data_dir, f"UCI energy-efficiency CSV '{ENERGY_FILE}'")
     table = torch.tensor(read_numeric_csv(path, [f"X{i}" for i in range(1, 9)] + [target],
-                                          hint=f"restore the UCI CSV '{ENERGY_FILE}'"), dtype=torch.float32)
+                                          hint="restore it with make data-energy-efficiency-enb2012"), dtype=torch.float32)
     return Table(table[:, :-1], table[:, -1])
 
 

@@ -9,6 +9,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from reprolab.errors import ConfigError
+from reprolab.extras import require
 
 
 class LatentMPNN(nn.Module):
@@ -29,6 +30,7 @@ class LatentMPNN(nn.Module):
             module.register_forward_hook(lambda _m, _i, output: self._captured.append(output))
 
     def forward(self, data, detach_latent: bool = False) -> dict:
+        require("torch_geometric", "heteroskedastic")
         from torch_geometric.nn import global_mean_pool
 
         self._captured = []

@@ -4,7 +4,7 @@
 HETERO_SEEDS ?= 0,1,2,3,4,5,6,7,8,9
 HETERO_DATA ?= hetero_energy,hetero_concrete,hetero_mcycle,hetero_diabetes,hetero_synthetic
 HETERO_ROOT ?= logs/claims/heteroskedastic
-HETERO_ARGS = data=$(HETERO_DATA) seed=$(HETERO_SEEDS) print_config=false paths.data_dir=$(or $(SHARED_DATA),../shared/data)
+HETERO_ARGS = data=$(HETERO_DATA) seed=$(HETERO_SEEDS) print_config=false $(DATA_OVERRIDE)
 HETERO_POSTHOC = heteroskedastic/posthoc_cpu,heteroskedastic/posthoc_last_cpu,heteroskedastic/posthoc_ensemble_cpu,heteroskedastic/homoskedastic_cpu
 
 claim-heteroskedastic: ## CPU claim check: mean MLP -> post-hoc heads (all/last layers, ensemble, constant) vs MVE, beta-NLL 0.5/1, Faithful; 5 data sets x 10 splits (~18 CPU-min measured, 1 thread)

@@ -10,10 +10,10 @@ ranked ones in index order (our choice; the rules need complete orders).
 from __future__ import annotations
 
 import argparse
-import urllib.request
 from pathlib import Path
 
 import torch
+from torchvision.datasets.utils import download_url
 
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
 
@@ -65,8 +65,7 @@ def download(urls: list[str], out: Path) -> list[Path]:
     paths = []
     for url in urls:
         target = out / url.rsplit("/", 1)[-1]
-        if not target.exists():
-            urllib.request.urlretrieve(url, target)
+        download_url(url, str(out), target.name)   # torchvision's; skips a file already there
         parse_preflib(target)   # fails loudly on a page that is not an election
         paths.append(target)
     return paths

@@ -29,6 +29,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from reprolab.paths import data_root
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BEFORE = "3417303"  # main before the claim-cost fixes (issue 12, item 3)
 
@@ -139,7 +141,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--arms", default="plain,before,after")
     parser.add_argument("--before", default=BEFORE, help="git revision of the 'before' arm")
-    parser.add_argument("--data-dir", default=os.environ.get("REPROLAB_DATA", str(REPO_ROOT.parent / "shared/data")))
+    parser.add_argument("--data-dir", default=str(data_root()))
     parser.add_argument("--quick", action="store_true", help="a 2-run, 20-step grid (a smoke test)")
     parser.add_argument("--plain-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()

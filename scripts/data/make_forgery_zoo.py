@@ -1,6 +1,6 @@
 """Build the DeepfakeGenome stand-in "forgery zoo" as a DFG tree (cached; a rebuild only if a setting changes).
 
-    python scripts/data/make_forgery_zoo.py --out .cache/forgery_zoo --photos ../shared/data/cifar10-jpeg-subset
+    python scripts/data/make_forgery_zoo.py --out .cache/forgery_zoo   # photos: <data folder>/cifar10-jpeg-subset
     python scripts/data/make_forgery_zoo.py --out .cache/forgery_zoo --photos none   # scikit-learn's photos
 """
 
@@ -13,13 +13,14 @@ from pathlib import Path
 
 from experiments.deepfakegenome.zoo import AlgorithmSpec, describe
 from experiments.deepfakegenome.zoo_build import build_zoo
+from reprolab.paths import data_root
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path(".cache/forgery_zoo"),
                         help="where data=forgery_zoo looks by default (data.zoo_dir = ${paths.cache_dir}/forgery_zoo)")
-    parser.add_argument("--photos", default="../shared/data/cifar10-jpeg-subset",
+    parser.add_argument("--photos", default=str(data_root() / "cifar10-jpeg-subset"),
                         help="a folder of real photos, or 'none' for scikit-learn's bundled sample photos")
     parser.add_argument("--algorithms", type=int, default=36)
     parser.add_argument("--seed", type=int, default=0)

@@ -21,29 +21,23 @@ to `nyuv2-dsr/SOURCE.txt` so a later run can be compared.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import shutil
 import subprocess
 import sys
 import tempfile
-import urllib.request
 from pathlib import Path
 
 import numpy as np
+from torchvision.datasets.utils import download_url
+
+from reprolab.data.fetch import sha256_file as sha256
+from reprolab.extras import require
 
 NYU_URL = "http://horatio.cs.nyu.edu/mit/silberman/nyu_depth_v2/nyu_depth_v2_labeled.mat"
 DCTNET_REPO = "https://github.com/Zhaozixiang1228/GDSR-DCTNet.git"
 DCTNET_COMMIT = "5243875223398fd7996bca2e54dc2792bb96862a"
 CHECKSUMS = Path(__file__).resolve().parents[2] / "experiments" / "degbins" / "checksums.sha256"
 N_TRAIN = 1000
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def verify(root: Path, strict: bool = True) -> tuple[int, list[str]]:
@@ -68,10 +62,7 @@ def verify(root: Path, strict: bool = True) -> tuple[int, list[str]]:
 
 def nyu_arrays(mat_path: Path, out: Path) -> None:
     """The DKN/SGNet split arrays from the labelled .mat (HDF5: images 1449x3x640x480, depths 1449x640x480)."""
-    try:
-        import h5py
-    except ImportError:
-        sys.exit("reading nyu_depth_v2_labeled.mat (MATLAB v7.3) needs h5py: pip install h5py")
+    h5py = require("h5py", "degbins")   # the .mat is MATLAB v7.3 (HDF5)
     out.mkdir(parents=True, exist_ok=True)
     with h5py.File(mat_path, "r") as f:
         images = np.asarray(f["images"]).transpose(0, 3, 2, 1)  # -> N, 480, 640, 3
@@ -92,7 +83,7 @@ def prepare_nyu(data_dir: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     if not mat.exists():
         print(f"downloading {NYU_URL} (about 2.8 GB) ...")
-        urllib.request.urlretrieve(NYU_URL, mat)
+        download_url(NYU_URL, str(out), mat.name)
     digest = sha256(mat)
     print(f"{mat}: sha256 {digest}")
     (out / "SOURCE.txt").write_text(f"{NYU_URL}\nsha256 {digest}\n")

@@ -24,11 +24,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run from a check
 
 from experiments.deltamomentum.data import read_texts  # noqa: E402
 from experiments.deltamomentum.tokens import load_tokenizer, write_shard  # noqa: E402
+from reprolab.extras import require  # noqa: E402
 
 
 def documents(source: str, skip: int):
     """Texts of the HF stream (``hf``) or a local .txt/.jsonl/folder, after the first ``skip``."""
     if source == "hf":
+        require("datasets", "deltamomentum")
         from datasets import load_dataset
 
         stream = load_dataset("HuggingFaceFW/fineweb-edu", name="sample-10BT", split="train", streaming=True)
@@ -39,6 +41,7 @@ def documents(source: str, skip: int):
 
 def train_bpe(texts, vocab_size: int, path: Path) -> None:
     """A byte-level BPE with `tokenizers`, trained offline on ``texts`` (GPT-2-style, EOT special token)."""
+    require("tokenizers", "deltamomentum")
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE())

@@ -2,4 +2,5 @@
 
 __version__ = "0.1.0"
 
+from reprolab import paths as _paths  # noqa: E402,F401  (registers ${project_root:} and ${data_root:})
 from reprolab import study_seed as _study_seed  # noqa: E402,F401  (registers the ${study_seed:...} resolver)

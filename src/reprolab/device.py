@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import torch
-from omegaconf import DictConfig
+from hydra.utils import get_object
+from omegaconf import DictConfig, ListConfig
 
-from reprolab.errors import DeviceError
+from reprolab.errors import ConfigError, DeviceError
 
 CUDA_ACCELERATORS = {"gpu", "cuda"}
 
@@ -24,6 +25,44 @@ def check_device(device: DictConfig) -> None:
                 f"device={device.name} asks for {wanted} GPUs, this machine has {torch.cuda.device_count()}; "
                 "set device.devices to fewer"
             )
+    if device.get("sync_batchnorm") and not _uses_cuda(device):
+        raise DeviceError(
+            f"device={device.name} asks for SyncBatchNorm, which torch runs only on CUDA GPUs; "
+            "set device.sync_batchnorm=false (each process then normalises over its own batch)"
+        )
+
+
+def _uses_cuda(device: DictConfig) -> bool:
+    accelerator = str(device.accelerator)
+    return accelerator in CUDA_ACCELERATORS or (accelerator == "auto" and torch.cuda.is_available())
+
+
+def world_size(device: DictConfig) -> int:
+    """Processes the device group starts: devices per node (-1 / "auto": every GPU, or one CPU process) × nodes."""
+    devices = device.get("devices", 1)
+    if isinstance(devices, list | ListConfig):
+        per_node = len(devices)
+    elif str(devices) in ("-1", "auto"):
+        per_node = max(torch.cuda.device_count(), 1) if _uses_cuda(device) else 1
+    elif isinstance(devices, str) and "," in devices:
+        per_node = len([d for d in devices.split(",") if d.strip()])
+    else:
+        per_node = int(devices)
+    return per_node * int(device.get("num_nodes", 1) or 1)
+
+
+def check_world_size(cfg: DictConfig) -> None:
+    """A task class with a `single_process` reason (it writes `.grad` itself, so DDP's all-reduce never runs)
+    is refused on more than one process, before any process starts."""
+    target = (cfg.get("task") or {}).get("_target_")
+    try:
+        reason = getattr(get_object(target), "single_process", None) if target else None
+    except Exception:  # noqa: BLE001 — a bad `_target_` is reported where the task is built
+        reason = None
+    n = world_size(cfg.device)
+    if reason and n > 1:
+        raise ConfigError(f"{cfg.task._target_} runs on one process only ({reason}), but device={cfg.device.name} "
+                          f"starts {n}; use device=cpu, device=gpu or device=auto")
 
 
 def apply_device_settings(device: DictConfig) -> None:

@@ -1,11 +1,22 @@
-"""Build the Lightning loggers from the `logger` group; W&B stays offline unless asked for online."""
+"""Build the Lightning loggers from the `logger` group; W&B stays offline unless asked for online.
+
+An online W&B run whose server cannot be reached (a 5 s connection probe), or whose start fails or takes
+longer than `logger.wandb.init_timeout_s`, logs offline instead, with one warning line: the run goes on,
+`make wandb-sync` uploads it later. The command line W&B records has secret-looking values masked.
+"""
 
 from __future__ import annotations
 
 import os
 import re
+import socket
+import sys
+import threading
+from contextlib import contextmanager
+from urllib.parse import urlparse
 
 from hydra.utils import instantiate
+from lightning.fabric.utilities.rank_zero import rank_zero_only
 from omegaconf import DictConfig, OmegaConf
 
 SECRET_MARKERS = ("api_key", "apikey", "token", "secret", "password")
@@ -21,15 +32,89 @@ def build_loggers(logger_cfg: DictConfig | None) -> list:
     for name, cfg in logger_cfg.items():
         if cfg is None or "_target_" not in cfg:
             continue
-        if name == "wandb":
-            cfg = _wandb_mode(cfg)
-        loggers.append(instantiate(cfg))
+        loggers.append(start_wandb(cfg) if name == "wandb" else instantiate(cfg))
     return loggers
+
+
+WANDB_PROBE_S = 5.0
+DEFAULT_WANDB_URL = "https://api.wandb.ai"
+
+
+def start_wandb(cfg: DictConfig):
+    """The WandbLogger with its run started now (on rank 0; other ranks log nothing), online only when the
+    server answers: else offline with a one-line warning."""
+    import wandb
+
+    cfg = _wandb_mode(cfg)
+    settings = wandb.Settings(init_timeout=float(cfg.pop("init_timeout_s", 15)))
+    if cfg.mode == "online" and rank_zero_only.rank == 0:
+        url = os.environ.get("WANDB_BASE_URL") or DEFAULT_WANDB_URL
+        if not _reachable(url, WANDB_PROBE_S):
+            cfg.mode = _offline_instead(f"no connection to {url} within {WANDB_PROBE_S:.0f} s")
+    logger = instantiate(cfg, settings=settings)
+    try:
+        _start(logger)
+    except wandb.errors.Error as err:  # a server that answers but will not start the run (timeout, no key, ...)
+        if cfg.mode != "online":
+            raise
+        wandb.finish()
+        cfg.mode = _offline_instead(one_line_of(err))
+        logger = instantiate(cfg, settings=settings)
+        _start(logger)
+    return logger
+
+
+def _start(logger) -> None:
+    with masked_argv():  # W&B records the command line (wandb-metadata.json "args") when the run starts
+        logger.experiment  # noqa: B018 — starts the run (rank 0)
+
+
+def _offline_instead(reason: str) -> str:
+    print(f"warning: W&B online is unavailable ({mask_text(reason)}); logging offline instead, upload later with "
+          "`make wandb-sync`", file=sys.stderr)
+    return "offline"
+
+
+def _reachable(url: str, timeout_s: float) -> bool:
+    """A TCP connection to the server opens within `timeout_s` (name lookup included, which a socket timeout
+    does not bound: the probe runs in a thread that is abandoned if it takes longer)."""
+    parsed = urlparse(url)
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    result: list[bool] = []
+
+    def probe() -> None:
+        try:
+            socket.create_connection((parsed.hostname, port), timeout=timeout_s).close()
+            result.append(True)
+        except OSError:
+            result.append(False)
+
+    thread = threading.Thread(target=probe, daemon=True)
+    thread.start()
+    thread.join(timeout_s)
+    return bool(result and result[0])
+
+
+def one_line_of(err: BaseException) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
+
+
+@contextmanager
+def masked_argv():
+    """`sys.argv` with secret assignments masked (`+my_api_token=***`) while a logger records it."""
+    saved = list(sys.argv)
+    sys.argv[:] = [mask_text(arg) for arg in saved]
+    try:
+        yield
+    finally:
+        sys.argv[:] = saved
 
 
 def _wandb_mode(cfg: DictConfig) -> DictConfig:
     """Offline unless `logger.wandb.mode=online` or WANDB_MODE says otherwise."""
     cfg = cfg.copy()
+    OmegaConf.set_struct(cfg, False)  # a copy this module edits (mode, init_timeout_s)
     if cfg.get("mode") is None:
         cfg.mode = os.environ.get("WANDB_MODE") or "offline"
     return cfg
@@ -55,6 +140,19 @@ def log_config(loggers: list, cfg: DictConfig) -> None:
     resolved = redact(OmegaConf.to_container(cfg, resolve=True))
     for logger in loggers:
         logger.log_hyperparams(resolved)
+
+
+def summarize_best(loggers: list, monitor: DictConfig | None) -> None:
+    """The W&B run summary of the monitored metric holds its best value (`{"max": …}` / `{"min": …}` by the
+    monitor's mode), not the last one logged; Lightning's step axis is kept for it."""
+    from lightning.pytorch.loggers import WandbLogger
+
+    if not monitor or not monitor.get("metric"):
+        return
+    for logger in loggers:
+        if isinstance(logger, WandbLogger):
+            logger.experiment.define_metric(monitor.metric, summary=str(monitor.get("mode", "min")),
+                                            step_metric="trainer/global_step", step_sync=True)
 
 
 def finish_loggers(loggers: list) -> None:

@@ -14,6 +14,7 @@ from typing import IO
 import torch
 from hydra.core.hydra_config import HydraConfig
 from hydra.experimental.callback import Callback
+from lightning.fabric.utilities.rank_zero import rank_zero_only
 from omegaconf import DictConfig, OmegaConf, read_write
 
 from reprolab.errors import ReprolabError, RunFolderBusyError, from_os_error
@@ -119,7 +120,10 @@ class RunFolderLock(Callback):
     folder: str | None = None
 
     def _lock(self, config: DictConfig, key: str) -> None:
-        """Hydra turns a callback's exception into a warning, so a refusal ends the process here, with one line."""
+        """Hydra turns a callback's exception into a warning, so a refusal ends the process here, with one line.
+        A DDP rank > 0 (launched into rank 0's folder) runs under rank 0's lock."""
+        if rank_zero_only.rank != 0:
+            return
         HydraConfig.instance().set_config(config)  # `${hydra:...}` in the folder's name resolves as in the job
         self.folder = str(OmegaConf.select(config, key))
         parent, name = key.rsplit(".", 1)

@@ -10,6 +10,7 @@ import os
 import re
 import signal
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import hydra
@@ -17,14 +18,14 @@ import lightning as L
 from hydra.core.hydra_config import HydraConfig
 from hydra.errors import HydraException
 from hydra.types import RunMode
-from hydra.utils import instantiate
+from lightning.fabric.utilities.rank_zero import rank_zero_only
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from reprolab.config import CONF_DIR
 from reprolab.config_check import check_targets, check_values
-from reprolab.device import apply_device_settings, check_device
+from reprolab.device import check_device, check_world_size
 from reprolab.errors import (
     CheckpointError,
     ConfigError,
@@ -37,6 +38,7 @@ from reprolab.errors import (
 from reprolab.loggers import finish_loggers
 from reprolab.provenance import git_commit
 from reprolab.rich_tree import print_config_tree
+from reprolab.run_builder import build_run, build_task  # noqa: F401 - build_task: importable from here as before
 from reprolab.run_folder import (
     as_floats,
     held_lock,
@@ -49,17 +51,7 @@ from reprolab.run_folder import (
 )
 from reprolab.safe_load import check_checkpoint
 from reprolab.sweep import decide_job, record_decision
-from reprolab.trainer import build_trainer
-
-
-def build_task(cfg: DictConfig) -> L.LightningModule:
-    model = instantiate(cfg.model)
-    optimizer = instantiate(cfg.optimizer)
-    scheduler = instantiate(cfg.scheduler) if cfg.get("scheduler") else None
-    task = instantiate(cfg.task, model=model, optimizer=optimizer, scheduler=scheduler)
-    if cfg.device.get("compile"):
-        task.model.compile()  # in place: checkpoint keys stay those of the plain model
-    return task
+from reprolab.sweep_compose import compose_once
 
 
 def check_resume(cfg: DictConfig) -> None:
@@ -94,13 +86,8 @@ def test_best(trainer: L.Trainer, task: L.LightningModule, datamodule) -> tuple[
 
 def run(cfg: DictConfig) -> dict[str, float]:
     """Train and test one configuration; returns the metrics also written to `metrics.json`."""
-    check_device(cfg.device)
     check_resume(cfg)
-    apply_device_settings(cfg.device)
-    L.seed_everything(cfg.seed, workers=True)
-    datamodule = instantiate(cfg.data)
-    task = build_task(cfg)
-    trainer = build_trainer(cfg)
+    datamodule, task, trainer = build_run(cfg)
     metrics = fit(cfg, trainer, task, datamodule)
     if cfg.get("test_after_fit", True):
         test_metrics, best = test_best(trainer, task, datamodule)
@@ -157,7 +144,10 @@ def run_until_sigterm(cfg: DictConfig) -> dict[str, float]:
 
 def hold_run_folder(cfg: DictConfig):
     """The run folder's lock (taken by `RunFolderLock` before Hydra wrote there, or now: a multirun job, an
-    in-process call); a folder another run writes to ends this one with one line (no error.txt there)."""
+    in-process call); a folder another run writes to ends this one with one line (no error.txt there).
+    A DDP rank that rank 0 launched into rank 0's folder runs under rank 0's lock."""
+    if rank_zero_only.rank != 0:
+        return nullcontext()
     try:
         return held_lock(cfg.paths.output_dir) or lock_run_folder(cfg.paths.output_dir)
     except RunFolderBusyError as err:
@@ -192,6 +182,7 @@ def check_config(cfg: DictConfig) -> None:
     check_values(cfg)
     check_targets(cfg)
     check_device(cfg.device)
+    check_world_size(cfg)
 
 
 _ONE_LINE = {"errors": False}  # set by `main`: an unexpected error is one line too (not when HYDRA_FULL_ERROR=1)
@@ -239,6 +230,7 @@ def main() -> None:
     """`reprolab-train`: every error ends with one line on stderr and exit 2 (bad config or input: Hydra's own
     errors included), 3 (non-finite loss), 4 (output not writable, disk full) or 1 (unexpected: a bug);
     `HYDRA_FULL_ERROR=1` shows the traceback."""
+    compose_once()
     if os.environ.get("HYDRA_FULL_ERROR") == "1":
         hydra_main()
         return

@@ -6,9 +6,10 @@ import sys
 
 import lightning as L
 from hydra.utils import instantiate
-from lightning.pytorch.callbacks import LearningRateMonitor
+from lightning.pytorch.callbacks import LearningRateMonitor, ModelCheckpoint
 from omegaconf import DictConfig
 
+from reprolab.device import check_world_size
 from reprolab.loggers import build_loggers, log_config
 
 
@@ -30,8 +31,17 @@ def progress_bar(setting) -> bool:
 
 
 def build_trainer(cfg: DictConfig) -> L.Trainer:
+    check_world_size(cfg)  # before a logger starts or a process is launched
     loggers = build_loggers(cfg.get("logger"))
     log_config(loggers, cfg)
     callbacks = build_callbacks(cfg.get("callbacks"), with_loggers=bool(loggers))
     return instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False,
+                       enable_checkpointing=checkpointing(cfg.trainer, callbacks),
                        enable_progress_bar=progress_bar(cfg.trainer.get("enable_progress_bar", True)))
+
+
+def checkpointing(trainer_cfg: DictConfig, callbacks: list[L.Callback]) -> bool:
+    """No checkpoints when `callbacks.model_checkpoint=null`: Lightning would otherwise add its own default
+    ModelCheckpoint, writing `epoch=…ckpt` at every validation (a third of a small claim job's fit time)."""
+    wanted = trainer_cfg.get("enable_checkpointing", True)
+    return bool(wanted) and any(isinstance(c, ModelCheckpoint) for c in callbacks)

@@ -23,5 +23,5 @@ def run_cli(script: str, *args: str, env: dict | None = None, timeout: int = 600
 
 def small_run_args(run_dir: Path, data_dir: Path, *extra: str) -> list[str]:
     """The tiny CIFAR-folder experiment on a few batches, in `run_dir`, printing no config tree."""
-    return ["experiment=cifar10/small_sgd_cpu", f"paths.data_dir={data_dir}", f"hydra.run.dir={run_dir}",
+    return ["experiment=cifar10/small_sgd_cpu", f"data.data_dir={data_dir}", f"hydra.run.dir={run_dir}",
             "print_config=false", "data.batch_size=16", *extra]

@@ -101,3 +101,17 @@ def test_a_due_write_brings_the_folder_to_the_state_of_that_validation(tmp_path,
     _, _, seen = fit(tmp_path, BufferedCheckpoint(**kwargs(tmp_path), write_interval_s=150))
     assert seen[0] == []  # 100 s after the start: not yet
     assert seen[1] == ["best-step=2.ckpt", "last.ckpt"]  # the first best (step 1) never reached disk
+
+
+def test_no_model_checkpoint_in_the_config_means_no_checkpoint_files(tmp_path):
+    """`callbacks.model_checkpoint=null` must not bring back Lightning's default ModelCheckpoint (which would
+    write `epoch=…ckpt` at every validation); the default callbacks still checkpoint."""
+    from reprolab.config import compose
+    from reprolab.trainer import build_trainer
+
+    overrides = ["experiment=cifar10/small_sgd_cpu", "logger=none", f"paths.output_dir={tmp_path}"]
+    without = build_trainer(compose([*overrides, "callbacks.model_checkpoint=null"]))
+    assert without.checkpoint_callback is None
+    assert not any(isinstance(c, ModelCheckpoint) for c in without.callbacks)
+    with_default = build_trainer(compose(overrides))
+    assert isinstance(with_default.checkpoint_callback, BufferedCheckpoint)

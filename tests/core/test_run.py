@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+import yaml
 
 from reprolab.config import compose
 from reprolab.train import run, sweep_value
@@ -33,9 +35,26 @@ def test_eval_reproduces_test_metrics_of_best_checkpoint(finished_run):
     metrics = json.loads((finished_run / "metrics.json").read_text())
     result = run_cli("reprolab-eval", f"ckpt_path={metrics['best_ckpt']}", "device=cpu")
     assert result.returncode == 0, result.stderr[-3000:]
-    evaluated = json.loads((finished_run / "eval" / "metrics.json").read_text())
+    best = Path(metrics["best_ckpt"])
+    evaluated = json.loads((finished_run / "eval" / best.stem / "metrics.json").read_text())
     assert evaluated["test/acc"] == pytest.approx(metrics["test/acc"], abs=1e-6)
     assert evaluated["test/loss"] == pytest.approx(metrics["test/loss"], rel=1e-5)
+    assert (finished_run / "eval" / best.stem / "eval.log").read_text().count("\n") >= 1  # Lightning's records
+    output = result.stdout + result.stderr
+    assert "LeafSpec" not in output and "dirpath has changed" not in output and "litlogger" not in output
+
+
+def test_eval_writes_one_folder_per_checkpoint(finished_run):
+    best = Path(json.loads((finished_run / "metrics.json").read_text())["best_ckpt"])
+    last = finished_run / "checkpoints" / "last.ckpt"
+    result = run_cli("reprolab-eval", f"ckpt_path={last}", "data.eval_batch_size=64")
+    assert result.returncode == 0, result.stderr[-3000:]
+    outputs = {p.parent.name: json.loads(p.read_text()) for p in (finished_run / "eval").glob("*/metrics.json")}
+    assert outputs["last"]["ckpt_path"] == str(last)
+    if best.stem in outputs:  # written by the test above when it ran first; never overwritten by this one
+        assert outputs[best.stem]["ckpt_path"] == str(best)
+    saved = yaml.safe_load((finished_run / "eval" / "last" / ".hydra" / "overrides.yaml").read_text())
+    assert "data.eval_batch_size=64" in saved and "experiment=cifar10/small_sgd_cpu" in saved  # the run's first
 
 
 def test_eval_rejects_unknown_group_option(finished_run):
@@ -45,7 +64,7 @@ def test_eval_rejects_unknown_group_option(finished_run):
 
 
 def test_in_process_run_returns_sweep_value(tmp_path, cifar_folder):
-    cfg = compose(["experiment=cifar10/small_sgd_cpu", f"paths.data_dir={cifar_folder}", "debug=fdr",
+    cfg = compose(["experiment=cifar10/small_sgd_cpu", f"data.data_dir={cifar_folder}", "debug=fdr",
                    "logger=none", "model=mlp", "optimizer.lr=0.01"], output_dir=tmp_path)
     metrics = run(cfg)
     assert set(metrics) >= {"test/acc", "test/loss", "seed"}
@@ -67,4 +86,4 @@ def test_eval_group_swap_composes_the_option_with_its_defaults(tmp_path):
     # device=ddp inherits accelerator/precision from the gpu group through its own defaults list
     assert (cfg.device.name, cfg.device.accelerator, cfg.device.strategy) == ("ddp", "gpu", "ddp")
     assert cfg.device.precision == "bf16-mixed" and cfg.data.batch_size == 8
-    assert cfg.paths.output_dir == str(tmp_path / "eval")
+    assert cfg.paths.output_dir == str(tmp_path / "eval" / "last")

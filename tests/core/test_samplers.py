@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from unittest import mock
+
+import pytest
+import torch
 
 from reprolab.data.samplers import EpochShuffleSampler
 
@@ -27,3 +31,23 @@ def test_ranks_interleave_the_single_process_order():
             assert len(sampler) == 6
     merged = [shards[i % 2][i // 2] for i in range(12)]
     assert merged[:11] == single and merged[11] == single[0]  # padded with the first index
+
+
+def hand_written_order(length: int, seed: int, epoch: int, rank: int, world: int, shuffle: bool) -> list[int]:
+    """The sampler this project wrote before it became a `DistributedSampler` (the reference for equality)."""
+    order = torch.randperm(length, generator=torch.Generator().manual_seed(seed + epoch)).tolist() if shuffle \
+        else list(range(length))
+    order += order[: math.ceil(length / world) * world - length]
+    return order[rank::world]
+
+
+@pytest.mark.parametrize(("length", "world"), [(11, 1), (11, 2), (50, 3), (64, 4), (3, 4)])
+@pytest.mark.parametrize("shuffle", [True, False])
+def test_same_indices_as_the_hand_written_sampler(length, world, shuffle):
+    for rank in range(world):
+        with mock.patch.object(EpochShuffleSampler, "_world", staticmethod(lambda r=rank, w=world: (r, w))):
+            sampler = EpochShuffleSampler(length, seed=7, shuffle=shuffle)
+            for epoch in range(3):
+                sampler.set_epoch(epoch)
+                assert list(sampler) == hand_written_order(length, 7, epoch, rank, world, shuffle)
+                assert len(sampler) == math.ceil(length / world)

@@ -8,6 +8,10 @@ have left: the best file(s), and `last.ckpt` (every RNG included) which names th
 validation (at the end: the final state). A run killed without an exception (SIGKILL, a lost node)
 resumes from the previous write. `write_interval_s=0` writes at every validation, as Lightning does.
 Every file is written to a temporary name and renamed (`AtomicCheckpointIO`), so none is ever truncated.
+
+`last.ckpt` is the state at the end of every validation interval (of every training epoch when nothing is
+validated) and at the end of fit, in both modes: Lightning ≥ 2.5 refreshes it only when a top-k file was
+saved at the same step, so a validation that did not improve would leave it one interval (or more) behind.
 """
 
 from __future__ import annotations
@@ -77,18 +81,28 @@ class BufferedCheckpoint(ModelCheckpoint):
         if trainer.strategy.broadcast(monotonic() - self._written_at >= self.write_interval_s, src=0):
             self.write(trainer)
 
+    def _refresh_last(self, trainer: L.Trainer) -> None:
+        """`last.ckpt` := now, unless this step was saved already (Lightning saves it with a new top-k file)."""
+        if self.save_last is True and not self._should_skip_saving_checkpoint(trainer):
+            self._save_last_checkpoint(trainer, self._monitor_candidates(trainer))
+
     def on_validation_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         super().on_validation_end(trainer, pl_module)
+        if not self._should_save_on_train_epoch_end(trainer):
+            self._refresh_last(trainer)
         self._write_if_due(trainer)
 
     def on_train_epoch_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
         super().on_train_epoch_end(trainer, pl_module)
+        if self._should_save_on_train_epoch_end(trainer):
+            self._refresh_last(trainer)
         self._write_if_due(trainer)
 
     def on_train_end(self, trainer: L.Trainer, pl_module: L.LightningModule) -> None:
-        if self.write_interval_s > 0 and self.save_last and self.last_model_path and not trainer.fast_dev_run:
-            self._pending[self.last_model_path] = trainer._checkpoint_connector.dump_checkpoint(self.save_weights_only)
-        super().on_train_end(trainer, pl_module)  # `last.ckpt` = the state training ended in
+        """`last.ckpt` = the state training ended in (loop counters included, so a resume knows it is done)."""
+        if self.save_last is True and not trainer.fast_dev_run and trainer.global_step > 0:
+            self._save_last_checkpoint(trainer, self._monitor_candidates(trainer))
+        super().on_train_end(trainer, pl_module)
         if self.write_interval_s > 0:
             self.write(trainer)
 

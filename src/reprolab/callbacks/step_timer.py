@@ -19,7 +19,10 @@ def _first_tensor(batch):
 
 
 class StepTimer(L.Callback):
-    """Add with `+callbacks.step_timer._target_=reprolab.callbacks.StepTimer`; the numbers land in metrics.json."""
+    """Add with `+callbacks.step_timer._target_=reprolab.callbacks.StepTimer`; the numbers land in metrics.json.
+
+    Not Lightning's ThroughputMonitor: that one times whole iterations (data loading included) over a rolling
+    window and writes only to loggers; the benchmark tables need the median compute-only step in metrics.json."""
 
     def __init__(self, warmup_steps: int = 5):
         self.warmup_steps = warmup_steps

@@ -14,6 +14,7 @@ from PIL import Image, UnidentifiedImageError
 from torch.utils.data import DataLoader, Dataset, random_split
 from torchvision import datasets, transforms
 
+from reprolab.data.fetch import REGISTRY, missing
 from reprolab.data.samplers import EpochShuffleSampler
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
 
@@ -119,14 +120,16 @@ class CIFAR10DataModule(ImageClassificationDataModule):
 
 
 class ImageFolderDataModule(ImageClassificationDataModule):
-    """An ImageFolder tree `data_dir/{train,test}/<class>/<image>`, e.g. ../shared/data/cifar10-jpeg-subset."""
+    """An ImageFolder tree `data_dir/{train,test}/<class>/<image>`, e.g. `make data-cifar10-jpeg-subset`'s."""
 
     def load(self, train: bool, transform) -> Dataset:
         root = self.data_dir / ("train" if train else "test")
         if not root.is_dir() or not any(root.iterdir()):
+            if self.data_dir.name in REGISTRY:  # a registered subset: name its make target
+                raise missing(self.data_dir.name, self.data_dir, f"ImageFolder tree ('{root.name}/<class>/<image>')")
             raise DatasetNotFoundError(
                 f"data_dir '{self.data_dir}' has no ImageFolder tree ('{root.name}/<class>/<image>'); set "
-                "paths.data_dir to one, e.g. paths.data_dir=../shared/data/cifar10-jpeg-subset, "
+                "data.data_dir to one, e.g. ${paths.data_dir}/cifar10-jpeg-subset (make data-cifar10-jpeg-subset), "
                 "or use data=cifar10 to download CIFAR-10"
             )
         dataset = datasets.ImageFolder(root, transform=transform, loader=checked_image_loader)

@@ -25,6 +25,8 @@ class MTLBackward:
     the "-UB" mode of Sener & Koltun (2018, §3.3): the weights come from the Jacobian w.r.t. z (cheap: it
     stops at the encoder output), and the model gets ∇ Σ_t w_t L_t from one backward. Only weightings that
     return task weights make sense there (MGDA → MGDA-UB, also PCGrad, IMTL-G, CAGrad, Nash-MTL, ...).
+    `before_backward(losses)` runs before any backward pass (the MTL task hands it Lightning's
+    `on_before_backward` hooks, so the core's non-finite-loss guard sees the losses as on any other path).
     """
 
     def __init__(
@@ -35,6 +37,7 @@ class MTLBackward:
         jacobian_method: str = "loop",
         always_jacobian: bool = False,
         representation: Callable[[], Tensor] | None = None,
+        before_backward: Callable[[Tensor], None] | None = None,
     ):
         self.weighting = weighting
         self.shared = [p for p in shared if p.requires_grad]
@@ -42,10 +45,13 @@ class MTLBackward:
         self.jacobian_method = jacobian_method
         self.always_jacobian = always_jacobian
         self.representation = representation
+        self.before_backward = before_backward
 
     def __call__(self, losses: Tensor) -> dict:
         if losses.ndim != 1 or losses.shape[0] != self.weighting.n_tasks:
             raise ValueError(f"expected {self.weighting.n_tasks} task losses as a 1-D tensor, got {tuple(losses.shape)}")
+        if self.before_backward is not None:
+            self.before_backward(losses)
         if not self.weighting.needs_jacobian and not self.always_jacobian:
             comb = self.weighting(losses.detach(), None)
             (comb.loss_weights.detach() * losses).sum().backward()
@@ -61,7 +67,6 @@ class MTLBackward:
         if heads is not None:
             write_flat_grad(self.specific, weights.to(heads) @ heads)
         return {"weights": weights, "conflict": conflict_strength(gram)}
-
 
     def _upper_bound_step(self, losses: Tensor) -> dict:
         rep = self.representation()

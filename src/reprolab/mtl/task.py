@@ -8,8 +8,9 @@ signal of each step (`set_task_conflict`). Logged: `train/loss` (Σ_t L_t), `tra
 on the steps the loggers write),
 `val|test/<metric>`, `val|test/loss` (Σ_t L_t; the one task's
 loss in a `single_task` run), and `val|test/delta_m` when the benchmark carries single-task baselines.
-Single-device: DDP would need the `.grad` all-reduce that `loss.backward()` normally triggers (the
-paper-scale presets use one GPU, as the MTL protocol does).
+Single-process: DDP would need the `.grad` all-reduce that `loss.backward()` normally triggers, so a world size
+above one is refused before set-up (`reprolab.device.check_world_size`); the paper-scale presets use one GPU,
+as the MTL protocol does.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from reprolab.task import Task
 
 
 class MTLTask(Task):
+    single_process = "its weighting writes the combined gradient itself, bypassing DDP's gradient all-reduce"
+
     def __init__(self, model, optimizer: Callable, scheduler: Callable | None = None,
                  benchmark: MTLBenchmark | None = None, weighting: str = "ew", weighting_kwargs: dict | None = None,
                  jacobian_method: str = "loop", conflict_for_apt: bool = True, jacobian_wrt: str = "params",
@@ -81,14 +84,16 @@ class MTLTask(Task):
         self.engine = MTLBackward(self.weighting, self.model.shared_parameters(),
                                   self.model.task_specific_parameters(), self.jacobian_method,
                                   always_jacobian=wants_conflict and getattr(inner, "apt", {}).get("enabled", False),
-                                  representation=representation)
+                                  representation=representation, before_backward=self._before_backward)
+
+    def _before_backward(self, losses: torch.Tensor) -> None:
+        """What Lightning runs before `loss.backward()` (every callback's and this module's `on_before_backward`,
+        the core's FiniteLossGuard among them), given the T task losses, since the engine runs its own backward."""
+        self.trainer.precision_plugin.pre_backward(losses, self)
 
     def training_step(self, batch, batch_idx):
         inputs, targets = self.benchmark.split(batch)
         losses = task_losses(self.benchmark.losses(self.model(inputs), targets))
-        if not torch.isfinite(losses).all():
-            self.log("train/loss", losses.sum())  # the NaN callback of the core stops the run
-            return losses.sum()
         opt = self.optimizers()
         opt.zero_grad(set_to_none=True)
         stats = self.engine(losses)

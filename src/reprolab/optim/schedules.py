@@ -1,4 +1,8 @@
-"""Learning-rate schedules, each a function of the optimizer and the run's total step count."""
+"""Learning-rate schedules, each a function of the optimizer and the run's total step count.
+
+Not torch's LinearLR + CosineAnnealingLR + SequentialLR: those give the same numbers for one parameter group up
+to `total_steps` (tests/core/optim/test_schedules.py), but their `eta_min` is one absolute floor for every group
+(ours is `min_lr_ratio` of each group's own lr, e.g. Muon's and AdamW's) and the cosine rises again after `total_steps`."""
 
 from __future__ import annotations
 

@@ -63,7 +63,7 @@ def test_sigterm_writes_the_buffered_checkpoint_before_exit(tmp_path, cifar_fold
     the last.ckpt it held (write_interval_s=300: nothing was written before), and the exit code says so."""
     run = tmp_path / "run"
     args = ["experiment=cifar10/small_sgd_cpu", "print_config=false", "data.batch_size=16", "debug=limit",
-            "trainer.max_epochs=1000", "logger=none", "data.num_workers=0", f"paths.data_dir={cifar_folder}",
+            "trainer.max_epochs=1000", "logger=none", "data.num_workers=0", f"data.data_dir={cifar_folder}",
             f"hydra.run.dir={run}", "callbacks.model_checkpoint.write_interval_s=300"]
     env = {**os.environ, "PYTHONPATH": PYTHONPATH, "OMP_NUM_THREADS": "1"}
     proc = subprocess.Popen([str(BIN / "reprolab-train"), *args], cwd=REPO_ROOT, env=env,

@@ -10,8 +10,9 @@ import yaml
 from experiments.dag_gp.graph import children, topological_order
 from reprolab.config import CONF_DIR
 from reprolab.errors import ConfigError
+from reprolab.paths import data_root
 
-SACHS = "/work/shared/data/sachs/cyto_full_target.csv"
+SACHS = data_root() / "sachs" / "cyto_full_target.csv"
 
 
 def test_cycle_is_refused_with_one_line_naming_it():
@@ -30,7 +31,7 @@ def test_sachs_consensus_cycle_is_named():
         with open(SACHS) as f:
             edges = list(csv.reader(f))[1:]
     except FileNotFoundError:
-        pytest.skip("Sachs consensus network not under /work/shared/data/sachs")
+        pytest.skip(f"Sachs consensus network not at {SACHS} (make data-sachs)")
     graph: dict[str, list[str]] = {}
     for cause, effect in edges:
         graph.setdefault(cause, [])

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from reprolab.config import CONF_DIR, compose
 from reprolab.errors import DatasetNotFoundError
+from reprolab.paths import data_root
 from reprolab.train import run
 
 PRESETS = sorted(p.stem for p in (CONF_DIR / "experiment" / "dag_gp").glob("*.yaml"))
-SHARED = Path("/work/shared/data")
+SHARED = data_root()   # as paths.data_dir resolves it
 SMALL = {"collider": ["data.n_train=20", "data.n_val=10", "data.n_test=10", "data.batch_size=10"],
          "forrester": ["data.n_low=8", "data.n_high=3", "data.n_val=5", "data.n_test=5"],
          "sachs": ["data.n_train=40", "data.n_val=20", "data.n_test=20", "data.batch_size=20", f"paths.data_dir={SHARED}"],
@@ -22,7 +21,7 @@ SMALL = {"collider": ["data.n_train=20", "data.n_val=10", "data.n_test=10", "dat
 def test_preset_one_batch(name, tmp_path):
     problem = name.split("_")[0]
     if problem == "sachs" and not (SHARED / "sachs" / "cyto_full_data.csv").is_file():
-        pytest.skip("Sachs data not under /work/shared/data/sachs")
+        pytest.skip(f"Sachs data not under {SHARED}/sachs (make data-sachs)")
     fit = [] if problem == "chain" else ["debug=limit", "trainer.max_epochs=1", "trainer.limit_train_batches=1",
                                          "trainer.check_val_every_n_epoch=1", "task.test_samples=4", "model.num_inducing=4"]
     cfg = compose([f"experiment=dag_gp/{name}", "device=cpu", "logger=none", "print_config=false", *fit, *SMALL[problem]],

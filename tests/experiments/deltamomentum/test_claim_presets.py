@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 
 from reprolab.config import compose
+from reprolab.paths import data_root
 from reprolab.train import run
 
-SHARED = Path(os.environ.get("REPROLAB_DATA", Path(__file__).resolve().parents[4] / "shared" / "data"))
+SHARED = data_root()   # as paths.data_dir resolves it
 
 
 def test_lm_claim_protocol_is_stated_once():
@@ -37,7 +36,7 @@ def test_regression_run_stops_at_the_target_and_logs_the_excess_risk(tmp_path):
     assert 5 < done.metrics[TO_TARGET] < cfg.trainer.max_steps
 
 
-@pytest.mark.skipif(not (SHARED / "tinyshakespeare" / "input.txt").exists(), reason="no ../shared/data/tinyshakespeare")
+@pytest.mark.skipif(not (SHARED / "tinyshakespeare" / "input.txt").exists(), reason=f"no {SHARED}/tinyshakespeare (make data-tinyshakespeare)")
 def test_mup_preset_writes_the_coordinate_check(tmp_path):
     cfg = compose(["experiment=deltamomentum/mup_coord_check", f"paths.data_dir={SHARED}", "trainer.max_steps=3",
                    "trainer.val_check_interval=3", "callbacks.coord_check.steps=2", "model.d_model=64"],

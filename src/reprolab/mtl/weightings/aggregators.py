@@ -13,7 +13,10 @@ import torch
 from torch import Tensor
 from torchjd import aggregation as jd
 
+from reprolab.extras import require
 from reprolab.mtl.weightings.base import Combination, Weighting
+
+SOLVERS = {"cagrad": ("cvxpy",), "nashmtl": ("cvxpy", "ecos")}   # torchjd imports these only when present
 
 
 def make_aggregator(name: str, n_tasks: int, **kwargs) -> jd.Aggregator:
@@ -31,6 +34,8 @@ def make_aggregator(name: str, n_tasks: int, **kwargs) -> jd.Aggregator:
     }
     if name not in factories:
         raise ValueError(f"unknown torchjd aggregator {name!r}; choose from {sorted(factories)}")
+    for module in SOLVERS.get(name, ()):
+        require(module, "apt")
     return factories[name]()
 
 

@@ -1,0 +1,49 @@
+"""What a run writes to its log: Lightning's messages and warnings join Hydra's job logging (so `<run>/train.log`
+holds them), and the known third-party noise is filtered here, in one place, by exact message."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+
+from hydra.core.hydra_config import HydraConfig
+
+LIGHTNING_LOGGERS = ("lightning", "lightning.pytorch", "lightning.fabric")  # each has its own stderr handler
+RANK_ZERO_LOGGER = "lightning.pytorch.utilities.rank_zero"  # where Lightning's `rank_zero_info` writes
+
+
+class _DropMessages(logging.Filter):
+    def __init__(self, prefixes: tuple[str, ...]):
+        super().__init__()
+        self.prefixes = prefixes
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(self.prefixes)
+
+
+def route_library_logs() -> None:
+    """Inside a Hydra job, Lightning's loggers hand their records to Hydra's handlers (console and `<job>.log`)
+    instead of their own stderr handler, and Python warnings are logged too."""
+    if not HydraConfig.initialized():
+        return
+    for name in LIGHTNING_LOGGERS:
+        logger = logging.getLogger(name)
+        for handler in [h for h in logger.handlers if type(h) is logging.StreamHandler]:
+            logger.removeHandler(handler)
+        logger.propagate = True
+    logging.captureWarnings(True)
+
+
+def silence_known_noise() -> None:
+    """Lightning's litlogger advert on every Trainer; torch's LeafSpec deprecation raised inside Lightning's own
+    pytree copy (nothing of ours to change)."""
+    rank_zero = logging.getLogger(RANK_ZERO_LOGGER)
+    if not any(isinstance(f, _DropMessages) for f in rank_zero.filters):
+        rank_zero.addFilter(_DropMessages(("💡 Tip: For seamless cloud logging",)))
+    warnings.filterwarnings("ignore", message=r"`isinstance\(treespec, LeafSpec\)` is deprecated", category=FutureWarning)
+
+
+def silence_checkpoint_dirpath_warning() -> None:
+    """For `reprolab-eval` only: testing a checkpoint writes none, so ModelCheckpoint's "dirpath has changed"
+    (its best-k state is not restored) says nothing; when training resumes elsewhere it does, and stays."""
+    warnings.filterwarnings("ignore", message="The dirpath has changed from", category=UserWarning)
