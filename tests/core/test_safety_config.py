@@ -99,7 +99,7 @@ def test_a_paper_loader_names_the_cut_file(tmp_path):
     path = tmp_path / ENERGY_FILE
     path.parent.mkdir(parents=True)
     path.write_text("X1,X2,X3,X4,X5,X6,X7,X8,Y1,Y2\n" + "0.98,514.5,294,110.25,7,2,0,0,15.55,21.33\n" * 3 + "0.98,51")
-    with pytest.raises(CorruptDataError, match=r"line 5 has 2 fields .*; restore the UCI CSV"):
+    with pytest.raises(CorruptDataError, match=r"line 5 has 2 fields .*; restore it with make data-energy-efficiency-enb2012"):
         energy(str(tmp_path))
 
 
