@@ -20,7 +20,7 @@ import torch
 from torch import Tensor
 
 from reprolab.data.fetch import missing
-from reprolab.errors import CorruptDataError
+from reprolab.data.tables import read_numeric_csv
 
 ENB_FILE = "energy-efficiency-enb2012/energy_efficiency_clean.csv"
 
@@ -88,13 +88,9 @@ def enb(data_dir: str | Path, seed: int = 0) -> Problem:
     path = Path(data_dir) / ENB_FILE
     if not path.is_file():
         raise missing("energy-efficiency-enb2012", data_dir, f"ENB2012 file '{ENB_FILE}'")
-    import pandas as pd
-
-    try:
-        frame = pd.read_csv(path)
-        values = torch.tensor(frame[[f"X{i}" for i in range(1, 9)] + ["Y1", "Y2"]].to_numpy(), dtype=torch.float32)
-    except (KeyError, ValueError, pd.errors.ParserError) as err:
-        raise CorruptDataError(f"'{path}' is not the ENB2012 CSV (columns X1..X8, Y1, Y2): {err}") from err
+    columns = [f"X{i}" for i in range(1, 9)] + ["Y1", "Y2"]
+    values = torch.tensor(read_numeric_csv(path, columns, hint="restore it with make data-energy-efficiency-enb2012"),
+                          dtype=torch.float32)
     idx = _split(len(values), seed)
     x, y = values[:, :8], values[:, 8:]
     tr = idx["train"]

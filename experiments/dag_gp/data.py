@@ -13,6 +13,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from experiments.dag_gp.functions import collider, forrester_high, forrester_low
 from reprolab.data.fake import real_setup
+from reprolab.data.tables import read_numeric_csv
 from reprolab.errors import ConfigError, DatasetNotFoundError
 
 
@@ -136,7 +137,7 @@ class SachsDataModule(RowsDataModule):
         missing = [c for c in self.inputs + self.nodes if c not in header]
         if missing:
             raise ConfigError(f"columns {missing} are not in {self.path} (has {header})")
-        return self.split_rows(np.log(np.loadtxt(self.path, delimiter=",", skiprows=1)), header)
+        return self.split_rows(np.log(read_numeric_csv(self.path, hint="restore it with make data-sachs")), header)
 
     def fake_setup(self, stage: str | None = None) -> None:
         """Sachs' 7,466 cells as random log-normal rows of its columns (reprolab.data.fake)."""

@@ -13,6 +13,7 @@ from pathlib import Path
 import torch
 
 from reprolab.data.fetch import missing
+from reprolab.data.tables import read_numeric_csv
 from reprolab.errors import ConfigError, CorruptDataError, DatasetNotFoundError
 
 ENERGY_FILE = "energy-efficiency-enb2012/energy_efficiency_clean.csv"
@@ -39,9 +40,9 @@ def energy(data_dir: str, target: str = "Y1") -> Table:
     path = Path(data_dir) / ENERGY_FILE
     if not path.is_file():
         raise missing("energy-efficiency-enb2012", data_dir, f"UCI energy-efficiency CSV '{ENERGY_FILE}'")
-    import pandas as pd
-
-    return _frame_to_table(pd.read_csv(path), [f"X{i}" for i in range(1, 9)], target, f"'{path}'")
+    table = torch.tensor(read_numeric_csv(path, [f"X{i}" for i in range(1, 9)] + [target],
+                                          hint="restore it with make data-energy-efficiency-enb2012"), dtype=torch.float32)
+    return Table(table[:, :-1], table[:, -1])
 
 
 def _rdataset(package: str, item: str):

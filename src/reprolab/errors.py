@@ -1,4 +1,7 @@
-"""Errors a user can act on. The entry points print them as one line and exit non-zero."""
+"""Errors a user can act on. The entry points print them as one line and exit non-zero:
+2 bad input or config, 3 non-finite loss, 4 a file or folder that cannot be written (or read)."""
+
+import errno
 
 
 class ReprolabError(Exception):
@@ -58,3 +61,25 @@ class CheckpointError(ReprolabError):
 
 class RunFolderBusyError(ReprolabError):
     """Another run holds the lock of this run folder."""
+
+
+class StorageError(ReprolabError):
+    """A run folder or file cannot be created or written: read-only, no permission, disk full."""
+
+    exit_code = 4
+
+
+STORAGE_ERRNOS = {errno.ENOSPC: "free disk space or write elsewhere", errno.EDQUOT: "free disk space or write elsewhere",
+                  errno.EROFS: "choose a writable place", errno.EACCES: "fix its permissions or choose another place",
+                  errno.EPERM: "fix its permissions or choose another place",
+                  errno.ENOTDIR: "a file stands where a folder is needed: choose another place",
+                  errno.EEXIST: "a file stands where a folder is needed: choose another place"}
+
+
+def from_os_error(err: BaseException) -> BaseException:
+    """A full disk or a permission refused as a one-line StorageError naming the file; anything else is `err`."""
+    if not isinstance(err, OSError) or err.errno not in STORAGE_ERRNOS:
+        return err
+    where = f" '{err.filename}'" if err.filename else ""
+    return StorageError(f"{err.strerror or 'cannot write'}{where}; {STORAGE_ERRNOS[err.errno]} "
+                        "(hydra.run.dir=..., paths.log_dir=..., or paths.data_dir=... for input)")

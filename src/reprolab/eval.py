@@ -27,6 +27,7 @@ from reprolab.run_builder import build_run
 from reprolab.run_folder import as_floats, merge_results, write_metrics
 from reprolab.run_logging import silence_checkpoint_dirpath_warning
 from reprolab.safe_load import check_checkpoint
+from reprolab.train import check_config
 
 USAGE = "usage: reprolab-eval ckpt_path=<run>/checkpoints/<name>.ckpt [overrides]"
 
@@ -124,6 +125,7 @@ def hydra_main(composed: DictConfig) -> None:
     overrides = [o for o in HydraConfig.get().overrides.task if o not in from_run]  # the user's (a run's own are in the saved config)
     try:
         cfg = eval_config(composed.ckpt_path, composed, overrides)
+        check_config(cfg)
         if cfg.get("print_config", True):
             print_config_tree(cfg)
         evaluate(cfg)

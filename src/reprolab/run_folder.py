@@ -1,4 +1,5 @@
-"""What a run leaves in its folder besides checkpoints and logs: `metrics.json` or `error.txt`."""
+"""What a run leaves in its folder besides checkpoints and logs (`metrics.json` or `error.txt`, written
+atomically), and the folder's lock, taken before Hydra writes into the folder."""
 
 from __future__ import annotations
 
@@ -6,12 +7,17 @@ import fcntl
 import json
 import math
 import os
+import sys
 from pathlib import Path
+from typing import IO
 
 import torch
-from omegaconf import OmegaConf
+from hydra.core.hydra_config import HydraConfig
+from hydra.experimental.callback import Callback
+from lightning.fabric.utilities.rank_zero import rank_zero_only
+from omegaconf import DictConfig, OmegaConf, read_write
 
-from reprolab.errors import RunFolderBusyError
+from reprolab.errors import ReprolabError, RunFolderBusyError, from_os_error
 from reprolab.loggers import mask_text, redact
 
 METRICS_FILE = "metrics.json"
@@ -34,30 +40,52 @@ def merge_results(results: list[dict]) -> dict:
     return {key: value for result in results for key, value in result.items()}
 
 
-def write_metrics(output_dir: str | Path, metrics: dict) -> Path:
-    """Write atomically, so a crash mid-write never leaves a half file where results were."""
-    path = Path(output_dir) / METRICS_FILE
+def write_atomic(path: str | Path, text: str) -> Path:
+    """Write `text` to a temporary file beside `path`, then rename it over `path`: a crash or a full disk
+    leaves the old file or none, never a half one (the temporary file is removed on failure)."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    clean = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in metrics.items()}
-    clean = redact(clean)
-    tmp.write_text(json.dumps(clean, indent=2, sort_keys=True))
-    tmp.replace(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        tmp.replace(path)
+    except BaseException as err:
+        tmp.unlink(missing_ok=True)
+        if isinstance(err, OSError) and err.filename == str(tmp):
+            err.filename = str(path)  # the user's file, not our temporary name
+        raise
     return path
 
 
-def write_error(output_dir: str | Path, message: str) -> None:
-    path = Path(output_dir) / ERROR_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(mask_text(message) + "\n")
+def write_metrics(output_dir: str | Path, metrics: dict) -> Path:
+    clean = {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in metrics.items()}
+    return write_atomic(Path(output_dir) / METRICS_FILE, json.dumps(redact(clean), indent=2, sort_keys=True))
 
 
-def lock_run_folder(output_dir: str | Path):
+def write_error(output_dir: str | Path, message: str) -> bool:
+    """`error.txt`, atomically; False when it cannot be written (e.g. a full disk: the line on stderr remains)."""
+    try:
+        write_atomic(Path(output_dir) / ERROR_FILE, mask_text(message) + "\n")
+    except OSError:
+        return False
+    return True
+
+
+_HELD: dict[str, IO] = {}  # run folder (real path) → the lock file this process holds on it
+
+
+def lock_run_folder(output_dir: str | Path) -> IO:
     """Hold an exclusive lock on `<run>/.lock` (released when the returned file closes or the process ends);
-    a folder another live run holds is refused."""
+    a folder another live run (or this process) holds is refused."""
     path = Path(output_dir) / LOCK_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(path, "a+")  # noqa: SIM115 — held open for the whole run
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(path, "a+")  # noqa: SIM115 — held open for the whole run
+    except OSError as err:
+        raise from_os_error(err) from None
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -71,6 +99,58 @@ def lock_run_folder(output_dir: str | Path):
     handle.write(f"{os.getpid()}\n")
     handle.flush()
     return handle
+
+
+def held_lock(output_dir: str | Path) -> IO | None:
+    """The lock `RunFolderLock` took on this folder before Hydra wrote into it, if any (the caller closes it)."""
+    return _HELD.pop(os.path.realpath(output_dir), None)
+
+
+def release_locks() -> None:
+    """Close every lock this process still holds (an in-process caller that ran `reprolab-train` ends with none)."""
+    while _HELD:
+        _HELD.popitem()[1].close()
+
+
+class RunFolderLock(Callback):
+    """Locks the run folder (a multirun: the sweep's folder) before Hydra writes `.hydra/` and its log there,
+    so a second run into a busy folder is refused before it touches anything. The folder's `${now:}` is
+    pinned first, so Hydra's job resolves the same path."""
+
+    folder: str | None = None
+
+    def _lock(self, config: DictConfig, key: str) -> None:
+        """Hydra turns a callback's exception into a warning, so a refusal ends the process here, with one line.
+        A DDP rank > 0 (launched into rank 0's folder) runs under rank 0's lock."""
+        if rank_zero_only.rank != 0:
+            return
+        HydraConfig.instance().set_config(config)  # `${hydra:...}` in the folder's name resolves as in the job
+        self.folder = str(OmegaConf.select(config, key))
+        parent, name = key.rsplit(".", 1)
+        with read_write(OmegaConf.select(config, parent)):
+            OmegaConf.select(config, parent)[name] = self.folder
+        try:
+            _HELD[os.path.realpath(self.folder)] = lock_run_folder(self.folder)
+        except ReprolabError as err:
+            print(f"error: {err}", file=sys.stderr)
+            sys.exit(err.exit_code)
+
+    def _release(self) -> None:
+        handle = held_lock(self.folder) if self.folder else None
+        if handle is not None:
+            handle.close()
+
+    def on_run_start(self, config: DictConfig, **kwargs) -> None:
+        self._lock(config, "hydra.run.dir")
+
+    def on_run_end(self, config: DictConfig, **kwargs) -> None:
+        self._release()
+
+    def on_multirun_start(self, config: DictConfig, **kwargs) -> None:
+        self._lock(config, "hydra.sweep.dir")
+
+    def on_multirun_end(self, config: DictConfig, **kwargs) -> None:
+        self._release()
 
 
 def mask_saved_config(config_dir: str | Path) -> None:

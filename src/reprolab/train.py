@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sys
 from contextlib import nullcontext
@@ -15,7 +16,7 @@ from pathlib import Path
 import hydra
 import lightning as L
 from hydra.core.hydra_config import HydraConfig
-from hydra.errors import HydraException, InstantiationException
+from hydra.errors import HydraException
 from hydra.types import RunMode
 from lightning.fabric.utilities.rank_zero import rank_zero_only
 from lightning.pytorch.utilities.exceptions import SIGTERMException
@@ -23,17 +24,28 @@ from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 from reprolab.config import CONF_DIR
+from reprolab.config_check import check_targets, check_values
 from reprolab.device import check_device, check_world_size
-from reprolab.errors import ConfigError, ReprolabError, RunFolderBusyError, from_instantiation, one_line
+from reprolab.errors import (
+    CheckpointError,
+    ConfigError,
+    ReprolabError,
+    RunFolderBusyError,
+    from_instantiation,
+    from_os_error,
+    one_line,
+)
 from reprolab.loggers import finish_loggers
 from reprolab.provenance import git_commit
 from reprolab.rich_tree import print_config_tree
 from reprolab.run_builder import build_run, build_task  # noqa: F401 - build_task: importable from here as before
 from reprolab.run_folder import (
     as_floats,
+    held_lock,
     lock_run_folder,
     mask_saved_config,
     merge_results,
+    release_locks,
     write_error,
     write_metrics,
 )
@@ -49,7 +61,14 @@ def check_resume(cfg: DictConfig) -> None:
 
 
 def fit(cfg: DictConfig, trainer: L.Trainer, task: L.LightningModule, datamodule) -> dict[str, float]:
-    trainer.fit(task, datamodule=datamodule, ckpt_path=cfg.get("ckpt_path"), weights_only=True)
+    try:
+        trainer.fit(task, datamodule=datamodule, ckpt_path=cfg.get("ckpt_path"), weights_only=True)
+    except RuntimeError as err:  # a checkpoint of another model: keys or shapes differ
+        if not cfg.get("ckpt_path") or "Error(s) in loading state_dict" not in str(err):
+            raise
+        first = str(err).splitlines()[1].strip() if "\n" in str(err) else one_line(err)
+        raise CheckpointError(f"checkpoint '{cfg.ckpt_path}' does not fit this model ({first}); resume with the "
+                              "config it was trained with (its run's .hydra/config.yaml)") from err
     metrics = {k: v for k, v in as_floats(trainer.callback_metrics).items() if not k.startswith("test/")}
     ckpt = trainer.checkpoint_callback
     if ckpt is not None and ckpt.best_model_score is not None:
@@ -126,12 +145,13 @@ def run_until_sigterm(cfg: DictConfig) -> dict[str, float]:
 
 
 def hold_run_folder(cfg: DictConfig):
-    """The run folder's lock; a folder another run writes to ends this one with one line (no error.txt there).
+    """The run folder's lock (taken by `RunFolderLock` before Hydra wrote there, or now: a multirun job, an
+    in-process call); a folder another run writes to ends this one with one line (no error.txt there).
     A DDP rank that rank 0 launched into rank 0's folder runs under rank 0's lock."""
     if rank_zero_only.rank != 0:
         return nullcontext()
     try:
-        return lock_run_folder(cfg.paths.output_dir)
+        return held_lock(cfg.paths.output_dir) or lock_run_folder(cfg.paths.output_dir)
     except RunFolderBusyError as err:
         if _in_multirun():
             raise
@@ -154,13 +174,24 @@ def hydra_main(cfg: DictConfig) -> float | None:
 
 
 def check_config(cfg: DictConfig) -> None:
-    """Every interpolation resolves and the device exists: checked before the tree is printed or anything built."""
+    """Every interpolation resolves, common values have their type and range, every `_target_` takes its keys,
+    and the device exists: checked before the tree is printed or anything built."""
     try:
         OmegaConf.to_container(cfg, resolve=True)
     except OmegaConfBaseException as err:
-        raise ConfigError(f"{one_line(err)}; fix that override, or pick a group option this preset can use") from None
+        needed = f" (needed by {err.full_key})" if getattr(err, "full_key", None) else ""
+        raise ConfigError(f"{one_line(err)}{needed}; fix that override, or pick a group option this preset can use") from None
+    check_values(cfg)
+    check_targets(cfg)
     check_device(cfg.device)
     check_world_size(cfg)
+
+
+_ONE_LINE = {"errors": False}  # set by `main`: an unexpected error is one line too (not when HYDRA_FULL_ERROR=1)
+
+
+def unexpected_line(err: BaseException) -> str:
+    return f"unexpected {type(err).__name__}: {one_line(err)}; rerun with HYDRA_FULL_ERROR=1 for the traceback"
 
 
 def _main(cfg: DictConfig) -> float | None:
@@ -170,42 +201,61 @@ def _main(cfg: DictConfig) -> float | None:
             print_config_tree(cfg)
         done = resume_or_skip(cfg)
         return sweep_value(cfg, done if done is not None else run_until_sigterm(cfg))
-    except (ReprolabError, InstantiationException) as caught:
-        err = from_instantiation(caught)  # a constructor that rejected a config value → ConfigError
-        if not isinstance(err, ReprolabError):
+    except Exception as caught:
+        err = from_os_error(from_instantiation(caught))  # a rejected config value → ConfigError, a full disk → StorageError
+        user_error = isinstance(err, ReprolabError)
+        if not user_error and not _ONE_LINE["errors"]:
             raise
         write_error(cfg.paths.output_dir, f"{type(err).__name__}: {one_line(err)}")
         if _in_multirun():  # the sweeper records the failure and goes on with the other runs
             if err is caught:
                 raise
             raise err from caught
-        print(f"error: {one_line(err)}", file=sys.stderr)
-        sys.exit(err.exit_code)
+        print(f"error: {one_line(err) if user_error else unexpected_line(err)}", file=sys.stderr)
+        sys.exit(err.exit_code if user_error else 1)
+
+
+def preset_options(text: str) -> str:
+    """For an experiment preset Hydra cannot find (it lists no options of nested folders): the paper's presets,
+    or the papers when the paper's folder does not exist either."""
+    found = re.search(r"Could not find 'experiment/([^'/]+)", text)
+    if not found:
+        return ""
+    root = CONF_DIR / "experiment"
+    if (root / found.group(1)).is_dir():
+        names = sorted(p.relative_to(root).with_suffix("").as_posix() for p in (root / found.group(1)).rglob("*.yaml"))
+        return f" (its presets: {', '.join(names)})"
+    return f" (papers with presets: {', '.join(sorted(p.name for p in root.iterdir() if p.is_dir()))})"
 
 
 _OURS = "REPROLAB_SET_HYDRA_FULL_ERROR"
 
 
 def main() -> None:
-    """`reprolab-train`: Hydra's own config errors (unknown key, bad override, unresolvable interpolation) end
-    with one line and exit 2, anything unexpected with one line and exit 1; `HYDRA_FULL_ERROR=1` shows the traceback."""
+    """`reprolab-train`: every error ends with one line on stderr and exit 2 (bad config or input: Hydra's own
+    errors included), 3 (non-finite loss), 4 (output not writable, disk full) or 1 (unexpected: a bug);
+    `HYDRA_FULL_ERROR=1` shows the traceback."""
     compose_once()
     ours = os.environ.get(_OURS) == "1"  # a DDP rank started by a run that set HYDRA_FULL_ERROR itself
     if os.environ.get("HYDRA_FULL_ERROR") == "1" and not ours:
         hydra_main()
         return
     os.environ.update({"HYDRA_FULL_ERROR": "1", _OURS: "1"})  # let Hydra's exceptions reach us instead of printing them
+    _ONE_LINE["errors"] = True
     try:
         hydra_main()
     except (HydraException, OmegaConfBaseException) as err:
         text = " ".join(str(err).split("Config search path")[0].split())  # Hydra's advice (the options of a group, `+key=`) is on later lines
-        print(f"error: {text}; see `reprolab-train --help` or the group's options under conf/", file=sys.stderr)
+        print(f"error: {text}{preset_options(text)}; see `reprolab-train --help` or the group's options under conf/",
+              file=sys.stderr)
         sys.exit(2)
-    except Exception as err:  # noqa: BLE001 — a bug, not bad input: one line, the traceback on request
-        print(f"error: unexpected {type(err).__name__}: {one_line(err)}; rerun with HYDRA_FULL_ERROR=1 for the "
-              "traceback", file=sys.stderr)
-        sys.exit(1)
+    except Exception as caught:  # noqa: BLE001 — before the job: the run folder's lock or creation; else a bug
+        err = from_os_error(caught)
+        print(f"error: {one_line(err) if isinstance(err, ReprolabError) else unexpected_line(err)}", file=sys.stderr)
+        sys.exit(err.exit_code if isinstance(err, ReprolabError) else 1)
     finally:
+        _ONE_LINE["errors"] = False
+        release_locks()
         for name in ("HYDRA_FULL_ERROR", _OURS):  # in-process callers (tests, notebooks) keep their environment
             os.environ.pop(name, None)
 

@@ -29,7 +29,7 @@ from reprolab.data.fake import (
 from reprolab.errors import DatasetNotFoundError
 from reprolab.plan import STAND_IN_SPLIT
 from reprolab.train import run
-from tests.conftest import SHARED_DATA
+from tests.conftest import DATA_ROOT
 
 PRESETS = sorted(p.relative_to(CONF_DIR / "experiment").with_suffix("").as_posix()
                  for p in (CONF_DIR / "experiment").rglob("*.yaml"))
@@ -53,7 +53,7 @@ KEEP = {"dag_gp/chain_prior": NO_STEPS, "dag_gp/chain_prior_paper": NO_STEPS}
 
 
 def two_step_config(name: str, tmp_path: Path):
-    data_dir = [f"paths.data_dir={SHARED_DATA}"] if SHARED_DATA.is_dir() else []
+    data_dir = [f"paths.data_dir={DATA_ROOT}"] if DATA_ROOT.is_dir() else []
     overrides = [f"experiment={name}", *NEEDS.get(name, []), *TWO_STEPS, *data_dir, *KEEP.get(name, [])]
     cfg = fake_config(compose(overrides, output_dir=tmp_path))
     with open_dict(cfg):

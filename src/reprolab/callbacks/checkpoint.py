@@ -7,6 +7,7 @@ training ends, and when the run stops on an exception, the folder is brought to 
 have left: the best file(s), and `last.ckpt` (every RNG included) which names them, both as of the latest
 validation (at the end: the final state). A run killed without an exception (SIGKILL, a lost node)
 resumes from the previous write. `write_interval_s=0` writes at every validation, as Lightning does.
+Every file is written to a temporary name and renamed (`AtomicCheckpointIO`), so none is ever truncated.
 
 `last.ckpt` is the state at the end of every validation interval (of every training epoch when nothing is
 validated) and at the end of fit, in both modes: Lightning ≥ 2.5 refreshes it only when a top-k file was
@@ -15,10 +16,14 @@ saved at the same step, so a validation that did not improve would leave it one 
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from time import monotonic
 from weakref import proxy
 
 import lightning as L
+import torch
+from lightning.fabric.plugins import TorchCheckpointIO
 from lightning.fabric.utilities.apply_func import apply_to_collection
 from lightning.pytorch.callbacks import ModelCheckpoint
 from torch import Tensor
@@ -31,6 +36,12 @@ class BufferedCheckpoint(ModelCheckpoint):
         self._pending: dict[str, dict] = {}  # file → its checkpoint at the validation that asked (CPU copy)
         self._removals: set[str] = set()
         self._written_at = monotonic()
+
+    def setup(self, trainer: L.Trainer, pl_module: L.LightningModule, stage: str) -> None:
+        """Checkpoints are written atomically (`AtomicCheckpointIO`) unless the strategy brings its own writer."""
+        super().setup(trainer, pl_module, stage)
+        if type(trainer.strategy.checkpoint_io) is TorchCheckpointIO:
+            trainer.strategy.checkpoint_io = AtomicCheckpointIO()
 
     @property
     def pending(self) -> list[str]:
@@ -100,3 +111,28 @@ class BufferedCheckpoint(ModelCheckpoint):
         super().on_exception(trainer, pl_module, exception)
         if self.write_interval_s > 0:
             self.write(trainer)
+
+
+class AtomicCheckpointIO(TorchCheckpointIO):
+    """`torch.save` into a temporary file beside the target, then a rename: a crash or a full disk leaves the
+    previous checkpoint or none, never a truncated one (Lightning's own write goes through the system temp
+    folder, a copy, not a rename, when that lies on another disk). Remote paths keep Lightning's way."""
+
+    def save_checkpoint(self, checkpoint: dict, path, storage_options=None) -> None:
+        if "://" in str(path):
+            return super().save_checkpoint(checkpoint, path, storage_options)
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            with open(tmp, "wb") as handle:
+                torch.save(checkpoint, handle)
+                handle.flush()
+                os.fsync(handle.fileno())
+            tmp.replace(path)
+        except BaseException as err:
+            tmp.unlink(missing_ok=True)
+            if isinstance(err, OSError) and err.filename in (None, str(tmp)):
+                err.filename = str(path)  # the user's file, not our temporary name
+            raise
+        return None
