@@ -17,12 +17,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from reprolab.cli_parser import OneLineParser
 from reprolab.dashboards.spec import available, load_spec
 from reprolab.errors import ConfigError, ReprolabError, one_line
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="reprolab-dashboard", description=__doc__.split("\n\n")[0])
+    p = OneLineParser(prog="reprolab-dashboard", description=__doc__.split("\n\n")[0])
     p.add_argument("paper", nargs="?", help="a paper with a conf/dashboard/<paper>.yaml")
     p.add_argument("--spec", type=Path, help="another spec file instead of conf/dashboard/<paper>.yaml")
     p.add_argument("--out", type=Path, help="offline output (default logs/dashboards/<paper>.json)")

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from reprolab.cli_parser import OneLineParser
 from reprolab.results.aggregate import aggregate, default_group_by, default_metrics
 from reprolab.results.curves import plot_curves
 from reprolab.results.markdown import block_args, render_failures, render_table, write_block
@@ -29,7 +30,7 @@ from reprolab.results.runs import find_runs
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="reprolab-table", description=__doc__.split("\n\n")[0])
+    p = OneLineParser(prog="reprolab-table", description=__doc__.split("\n\n")[0])
     p.add_argument("paths", nargs="*", help="sweep or run folders (searched recursively for runs)")
     p.add_argument("--group-by", nargs="+", default=None, help="config keys / group names defining rows")
     p.add_argument("--metric", nargs="+", default=None, help="metrics.json keys to aggregate (default: test/*)")

@@ -122,6 +122,9 @@ CASES = [
     ("reprolab-eval", ["ckpt_path={copy_best}", "data.batch_size=0"], 2, "data.batch_size=0 is not valid"),
     # reprolab-table, reprolab-dashboard, reprolab-claims
     ("reprolab-table", ["{root}/nowhere"], 2, "nowhere"),
+    ("reprolab-table", ["--no-such-flag"], 2, "unrecognized arguments: --no-such-flag"),
+    ("reprolab-dashboard", ["--no-such-flag"], 2, "unrecognized arguments: --no-such-flag"),
+    ("reprolab-claims", ["--no-such-flag"], 2, "unrecognized arguments: --no-such-flag"),
     ("reprolab-table", ["{finished}", "--plugin", "nowhere.module"], 2, "must look like 'package.module:function'"),
     ("reprolab-table", ["--refresh", "{root}/no-results.md"], 2, "No such file or directory"),
     ("reprolab-dashboard", ["no_such_paper"], 2, "no_such_paper"),

@@ -20,11 +20,12 @@ from reprolab.claims.evaluate import evaluate_claims
 from reprolab.claims.report import TOOL, merge_with_recorded, render_markdown, write_json
 from reprolab.claims.scorecard import write_scorecard
 from reprolab.claims.spec import ClaimsError, load_claims, papers_with_claims
+from reprolab.cli_parser import OneLineParser
 from reprolab.results.markdown import write_block
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="reprolab-claims", description=__doc__.split("\n\n")[0])
+    p = OneLineParser(prog="reprolab-claims", description=__doc__.split("\n\n")[0])
     p.add_argument("papers", nargs="*", help="paper names (experiments/<paper>/claims.yaml)")
     p.add_argument("--all", action="store_true", help="every paper that has a claims.yaml")
     p.add_argument("--file", type=Path, help="a claims file by path instead of a paper name")
