@@ -111,7 +111,7 @@ def test_corrupt_enb_file(tmp_path):
     path = tmp_path / "energy-efficiency-enb2012"
     path.mkdir()
     (path / "energy_efficiency_clean.csv").write_text("a,b\n1,2\n")
-    with pytest.raises(CorruptDataError, match="ENB2012"):
+    with pytest.raises(CorruptDataError, match="lacks the columns.*make data-energy-efficiency-enb2012"):
         ProblemDataModule(lambda: enb(tmp_path)).setup()
 
 
