@@ -33,7 +33,7 @@ test-slow: ## Slow tests too: DDP on CPU, resume, sweeps (~10 min)
 lint: ## ruff
 	$(VENV)/bin/ruff check src experiments scripts tests
 
-demo: ## A real small claim end to end, offline, no dataset needed (~3 min of one core): DeltaMomentum's SGD-m vs DeltaSGD on an anisotropic regression stream, 8 lrs x 3 seeds, its table and verdict
+demo: ## A real small claim end to end, offline, no dataset needed (~30 s of one core): DeltaMomentum's SGD-m vs DeltaSGD on an anisotropic regression stream, 8 lrs x 3 seeds, its table and verdict
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/regression_sgdm,deltamomentum/regression_delta_sgd \
 	  optimizer.lr=0.02,0.05,0.1,0.2,0.5,1.0,2.0,4.0 seed=0,1,2 logger=csv hydra.sweep.dir=logs/demo/regression_sgd
 	$(TABLE) logs/demo/regression_sgd --group-by optimizer optimizer.lr --metric val/steps_to_target --no-curves --out logs/demo/table.md
