@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import math
 
-import lightning as L
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
+from experiments.probes.full_batch import FullBatchSplits
 from reprolab.errors import ConfigError
 
 
@@ -40,7 +40,7 @@ def random_affine(dim: int, condition_number: float, generator: torch.Generator,
     return (u * s) @ v.T, offset_scale * torch.randn(dim, generator=generator, dtype=torch.float64)
 
 
-class SyntheticProbeDataModule(L.LightningDataModule):
+class SyntheticProbeDataModule(FullBatchSplits):
     """Full-batch train/val/test splits of (h, y). The latent draw depends on `seed`; the affine map on
     `affine_seed` (default: seed), so `affine: false/true` runs with one seed probe the same points."""
 
@@ -74,12 +74,3 @@ class SyntheticProbeDataModule(L.LightningDataModule):
     def _loader(self, split: str) -> DataLoader:
         x, y = self.splits[split]
         return DataLoader(TensorDataset(x, y), batch_size=len(y))   # full batch: probes are convex/small fits
-
-    def train_dataloader(self):
-        return self._loader("train")
-
-    def val_dataloader(self):
-        return self._loader("val")
-
-    def test_dataloader(self):
-        return self._loader("test")

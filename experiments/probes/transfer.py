@@ -8,12 +8,12 @@ oracle, which reads B with labels). Validation and test batches hold both states
 
 from __future__ import annotations
 
-import lightning as L
 import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
 from experiments.probes.digits import as_images, digits_images
+from experiments.probes.full_batch import FullBatchSplits
 from experiments.probes.sources import load_source, readout_inputs, untrained_source
 from experiments.probes.whitening import FittedInputMap
 from reprolab.data.digits import fake_digits_arrays
@@ -35,7 +35,7 @@ class PairedStates:
         return records
 
 
-class SourceStatesDataModule(L.LightningDataModule):
+class SourceStatesDataModule(FullBatchSplits):
     def __init__(self, sources_dir: str, source_a: str, source_b: str, seed: int = 0, b_seed_offset: int = 1,
                  n_pairs: int | None = 200, val_size: int = 180, data_dir: str = "data", download: bool = False):
         super().__init__()
@@ -72,12 +72,3 @@ class SourceStatesDataModule(L.LightningDataModule):
 
     def _loader(self, split: str) -> DataLoader:
         return DataLoader([self.splits[split]], batch_size=None)   # one full batch
-
-    def train_dataloader(self):
-        return self._loader("train")
-
-    def val_dataloader(self):
-        return self._loader("val")
-
-    def test_dataloader(self):
-        return self._loader("test")
