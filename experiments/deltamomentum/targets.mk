@@ -44,7 +44,8 @@ table-deltamomentum: ## RESULTS.md blocks from the runs of claim-deltamomentum (
 	$(DM_TABLE) $(DM_RUNS)/cifar_small --group-by optimizer --metric test/acc test/loss val/steps_saved_pct --curve val/loss --name cifar_small
 	$(DM_TABLE) $(DM_RUNS)/mup --group-by model.d_model optimizer.eta --metric coord/h0 coord/dh coord/dlogits coord/lmax_hidden coord/max_abs_log2_ratio val/loss --no-curves --name mup
 
-DM_DRIFT := data.stream.drift=0.002
+# ++: data.stream exists only once the swept preset is composed (Hydra checks overrides before the sweep)
+DM_DRIFT := ++data.stream.drift=0.002
 DM_ABL := $(DM_RUNS)/lm_tiny_ablation
 DM_ABL_SWEEP := optimizer.lr=1e-2 seed=0,1,2
 
