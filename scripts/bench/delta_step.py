@@ -124,7 +124,7 @@ def main(argv=None) -> None:
     p.add_argument("--shape", action="append", help="d_model,n_layer,seq_len,batch (repeatable; default 64,2,64,16)")
     p.add_argument("--n-head", type=int, default=4)
     p.add_argument("--vocab", type=int, default=257)
-    p.add_argument("--steps", type=int, default=10, help="steps of each optimizer per round (interleaved)")
+    p.add_argument("--steps", type=int, default=20, help="steps of each optimizer per round (interleaved)")
     p.add_argument("--rounds", type=int, default=7, help="rounds; the overhead is their median, spread min–max")
     p.add_argument("--warmup", type=int, default=3, help="untimed steps of each optimizer first")
     p.add_argument("--threads", type=int, default=1)
