@@ -26,13 +26,14 @@ reproduce-deltamomentum-cifar10: ## SGD-m vs DeltaSGD, ResNet-18 on CIFAR-10, 20
 DM_RUNS := logs/claims/deltamomentum
 DM_TABLE := $(TABLE) --results experiments/deltamomentum/RESULTS.md
 
-claim-deltamomentum: ## CPU claims 1-4 through reprolab-train (regression steps-to-target, tiny LM on TinyShakespeare + FineWeb-Edu docs, CIFAR subset, muP coordinate check), 3 seeds -> RESULTS.md blocks + verdicts
+claim-deltamomentum: ## CPU claims 1-4 through reprolab-train (regression steps-to-target, with a drifting target too, tiny LM on TinyShakespeare + FineWeb-Edu docs, CIFAR subset, muP coordinate check), 3 seeds -> RESULTS.md blocks + verdicts
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/regression_sgdm,deltamomentum/regression_delta_sgd optimizer.lr=0.02,0.05,0.1,0.2,0.5,1.0,2.0,4.0 seed=0,1,2 hydra.sweep.dir=$(DM_RUNS)/regression_sgd
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/regression_adamw,deltamomentum/regression_delta_adamw optimizer.lr=0.003,0.01,0.03,0.1,0.3,1.0 seed=0,1,2 hydra.sweep.dir=$(DM_RUNS)/regression_adam
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/lm_tiny_adamw,deltamomentum/lm_tiny_delta optimizer.lr=1e-3,3e-3,1e-2,3e-2 seed=0,1,2 hydra.sweep.dir=$(DM_RUNS)/lm_tiny
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/lm_fineweb_adamw,deltamomentum/lm_fineweb_delta optimizer.lr=1e-3,3e-3,1e-2,3e-2 seed=0,1,2 hydra.sweep.dir=$(DM_RUNS)/lm_fineweb
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/cifar_small_sgd,deltamomentum/cifar_small_delta_sgd seed=0,1,2 hydra.sweep.dir=$(DM_RUNS)/cifar_small
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/mup_coord_check model.d_model=32,64,128,256,512 optimizer.eta=0,0.25,0.5,1 hydra.sweep.dir=$(DM_RUNS)/mup
+	$(MAKE) claim-deltamomentum-drift
 	$(MAKE) table-deltamomentum
 	$(CLAIMS) deltamomentum
 
@@ -49,7 +50,7 @@ DM_DRIFT := ++data.stream.drift=0.002
 DM_ABL := $(DM_RUNS)/lm_tiny_ablation
 DM_ABL_SWEEP := optimizer.lr=1e-2 seed=0,1,2
 
-claim-deltamomentum-drift: ## Claim 1 with a drifting target (w* a random walk, data.stream.drift=0.002): same presets, lr grids, seeds -> RESULTS.md blocks + verdicts
+claim-deltamomentum-drift: ## (part of claim-deltamomentum) Claim 1 with a drifting target (w* a random walk, data.stream.drift=0.002): same presets, lr grids, seeds -> RESULTS.md blocks + verdicts
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/regression_sgdm,deltamomentum/regression_delta_sgd $(DM_DRIFT) optimizer.lr=0.02,0.05,0.1,0.2,0.5,1.0,2.0,4.0 seed=0,1,2 hydra.sweep.dir=$(DM_RUNS)/regression_drift_sgd
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/regression_adamw,deltamomentum/regression_delta_adamw $(DM_DRIFT) optimizer.lr=0.003,0.01,0.03,0.1,0.3,1.0 seed=0,1,2 hydra.sweep.dir=$(DM_RUNS)/regression_drift_adam
 	$(DM_TABLE) $(DM_RUNS)/regression_drift_sgd --group-by optimizer optimizer.lr --metric val/steps_to_target --no-curves --name regression_drift_sgd
@@ -68,6 +69,5 @@ figures-deltamomentum: ## Analyses that are not training: muP coordinate figure 
 	$(CPU1) $(PY) -m experiments.deltamomentum.coord_check $(DM_RUNS)/mup
 	$(CPU1) $(PY) -m experiments.deltamomentum.horizons
 
-bench-deltamomentum: ## DeltaAdamW/AdamW whole-step and optimizer-step time ratios + FLOP overhead (~2 min CPU)
-	OMP_NUM_THREADS=1 $(PY) scripts/bench/delta_step.py
-	OMP_NUM_THREADS=1 $(PY) scripts/bench/delta_step.py --d-model 256 --n-layer 4 --seq-len 128 --batch 8
+bench-deltamomentum: ## DeltaAdamW/AdamW per-step CPU-time overhead vs the analytic FLOP one at three shapes, with its spread over rounds (~3 min CPU)
+	OMP_NUM_THREADS=1 $(PY) scripts/bench/delta_step.py --shape 64,2,64,16 --shape 128,2,64,8 --shape 256,4,128,8
