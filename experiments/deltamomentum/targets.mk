@@ -63,7 +63,7 @@ claim-deltamomentum-ablation: ## Exploratory (no claim): DeltaAdamW's open choic
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/lm_tiny_delta optimizer.gated=true $(DM_ABL_SWEEP) hydra.sweep.dir=$(DM_ABL)/gated
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/lm_tiny_delta optimizer.kappa=1-beta+eta $(DM_ABL_SWEEP) hydra.sweep.dir=$(DM_ABL)/kappa
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/lm_tiny_delta optimizer.eta_scale=trace $(DM_ABL_SWEEP) hydra.sweep.dir=$(DM_ABL)/trace
-	$(DM_TABLE) $(DM_ABL) --group-by optimizer optimizer.eta optimizer.gated optimizer.kappa optimizer.eta_scale --metric val/loss val/steps_saved_pct --curve val/loss --name lm_tiny_ablation
+	$(DM_TABLE) $(DM_ABL) --group-by optimizer optimizer.eta optimizer.gated optimizer.kappa optimizer.eta_scale --metric val/loss val/steps_saved_pct --no-curves --name lm_tiny_ablation
 
 figures-deltamomentum: ## Analyses that are not training: muP coordinate figure from the runs, memory-horizon impulse response (composes experiment=deltamomentum/horizons)
 	$(CPU1) $(PY) -m experiments.deltamomentum.coord_check $(DM_RUNS)/mup
