@@ -1,7 +1,7 @@
 # DeltaMomentum (DeltaSGD / DeltaAdamW): paper-scale runs, the CPU claim check, data, benchmark.
 .PHONY: data-fineweb-edu reproduce-deltamomentum-fineweb-67m reproduce-deltamomentum-fineweb-370m \
         reproduce-deltamomentum-cifar10 claim-deltamomentum bench-deltamomentum table-deltamomentum \
-        figures-deltamomentum
+        figures-deltamomentum claim-deltamomentum-drift claim-deltamomentum-ablation
 
 FINEWEB_TOKENS ?= 3000000000
 
@@ -26,13 +26,14 @@ reproduce-deltamomentum-cifar10: ## SGD-m vs DeltaSGD, ResNet-18 on CIFAR-10, 20
 DM_RUNS := logs/claims/deltamomentum
 DM_TABLE := $(TABLE) --results experiments/deltamomentum/RESULTS.md
 
-claim-deltamomentum: ## CPU claims 1-4 through reprolab-train (regression steps-to-target, tiny LM on TinyShakespeare + FineWeb-Edu docs, CIFAR subset, muP coordinate check), 3 seeds -> RESULTS.md blocks + verdicts
+claim-deltamomentum: ## CPU claims 1-4 through reprolab-train (regression steps-to-target, with a drifting target too, tiny LM on TinyShakespeare + FineWeb-Edu docs, CIFAR subset, muP coordinate check), 3 seeds -> RESULTS.md blocks + verdicts
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/regression_sgdm,deltamomentum/regression_delta_sgd optimizer.lr=0.02,0.05,0.1,0.2,0.5,1.0,2.0,4.0 seed=0,1,2 hydra.sweep.dir=$(DM_RUNS)/regression_sgd
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/regression_adamw,deltamomentum/regression_delta_adamw optimizer.lr=0.003,0.01,0.03,0.1,0.3,1.0 seed=0,1,2 hydra.sweep.dir=$(DM_RUNS)/regression_adam
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/lm_tiny_adamw,deltamomentum/lm_tiny_delta optimizer.lr=1e-3,3e-3,1e-2,3e-2 seed=0,1,2 hydra.sweep.dir=$(DM_RUNS)/lm_tiny
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/lm_fineweb_adamw,deltamomentum/lm_fineweb_delta optimizer.lr=1e-3,3e-3,1e-2,3e-2 seed=0,1,2 hydra.sweep.dir=$(DM_RUNS)/lm_fineweb
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/cifar_small_sgd,deltamomentum/cifar_small_delta_sgd seed=0,1,2 hydra.sweep.dir=$(DM_RUNS)/cifar_small
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/mup_coord_check model.d_model=32,64,128,256,512 optimizer.eta=0,0.25,0.5,1 hydra.sweep.dir=$(DM_RUNS)/mup
+	$(MAKE) claim-deltamomentum-drift
 	$(MAKE) table-deltamomentum
 	$(CLAIMS) deltamomentum
 
@@ -44,10 +45,29 @@ table-deltamomentum: ## RESULTS.md blocks from the runs of claim-deltamomentum (
 	$(DM_TABLE) $(DM_RUNS)/cifar_small --group-by optimizer --metric test/acc test/loss val/steps_saved_pct --curve val/loss --name cifar_small
 	$(DM_TABLE) $(DM_RUNS)/mup --group-by model.d_model optimizer.eta --metric coord/h0 coord/dh coord/dlogits coord/lmax_hidden coord/max_abs_log2_ratio val/loss --no-curves --name mup
 
+# ++: data.stream exists only once the swept preset is composed (Hydra checks overrides before the sweep)
+DM_DRIFT := ++data.stream.drift=0.002
+DM_ABL := $(DM_RUNS)/lm_tiny_ablation
+DM_ABL_SWEEP := optimizer.lr=1e-2 seed=0,1,2
+
+claim-deltamomentum-drift: ## (part of claim-deltamomentum) Claim 1 with a drifting target (w* a random walk, data.stream.drift=0.002): same presets, lr grids, seeds -> RESULTS.md blocks + verdicts
+	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/regression_sgdm,deltamomentum/regression_delta_sgd $(DM_DRIFT) optimizer.lr=0.02,0.05,0.1,0.2,0.5,1.0,2.0,4.0 seed=0,1,2 hydra.sweep.dir=$(DM_RUNS)/regression_drift_sgd
+	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/regression_adamw,deltamomentum/regression_delta_adamw $(DM_DRIFT) optimizer.lr=0.003,0.01,0.03,0.1,0.3,1.0 seed=0,1,2 hydra.sweep.dir=$(DM_RUNS)/regression_drift_adam
+	$(DM_TABLE) $(DM_RUNS)/regression_drift_sgd --group-by optimizer optimizer.lr --metric val/steps_to_target --no-curves --name regression_drift_sgd
+	$(DM_TABLE) $(DM_RUNS)/regression_drift_adam --group-by optimizer optimizer.lr --metric val/steps_to_target --no-curves --name regression_drift_adam
+	$(CLAIMS) deltamomentum
+
+claim-deltamomentum-ablation: ## Exploratory (no claim): DeltaAdamW's open choices on the tiny LM (η 0.25/0.5/1, gated, κ = 1−β+η, eta_scale=trace) vs AdamW, TinyShakespeare, lr 1e-2, 3 seeds
+	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/lm_tiny_adamw $(DM_ABL_SWEEP) hydra.sweep.dir=$(DM_ABL)/adamw
+	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/lm_tiny_delta optimizer.eta=0.25,0.5,1.0 $(DM_ABL_SWEEP) hydra.sweep.dir=$(DM_ABL)/eta
+	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/lm_tiny_delta optimizer.gated=true $(DM_ABL_SWEEP) hydra.sweep.dir=$(DM_ABL)/gated
+	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/lm_tiny_delta optimizer.kappa=1-beta+eta $(DM_ABL_SWEEP) hydra.sweep.dir=$(DM_ABL)/kappa
+	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/lm_tiny_delta optimizer.eta_scale=trace $(DM_ABL_SWEEP) hydra.sweep.dir=$(DM_ABL)/trace
+	$(DM_TABLE) $(DM_ABL) --group-by optimizer optimizer.eta optimizer.gated optimizer.kappa optimizer.eta_scale --metric val/loss val/steps_saved_pct --no-curves --name lm_tiny_ablation
+
 figures-deltamomentum: ## Analyses that are not training: muP coordinate figure from the runs, memory-horizon impulse response (composes experiment=deltamomentum/horizons)
 	$(CPU1) $(PY) -m experiments.deltamomentum.coord_check $(DM_RUNS)/mup
 	$(CPU1) $(PY) -m experiments.deltamomentum.horizons
 
-bench-deltamomentum: ## DeltaAdamW/AdamW whole-step and optimizer-step time ratios + FLOP overhead (~2 min CPU)
-	OMP_NUM_THREADS=1 $(PY) scripts/bench/delta_step.py
-	OMP_NUM_THREADS=1 $(PY) scripts/bench/delta_step.py --d-model 256 --n-layer 4 --seq-len 128 --batch 8
+bench-deltamomentum: ## DeltaAdamW/AdamW per-step CPU-time overhead vs the analytic FLOP one at three shapes, with its spread over rounds (~3 min CPU)
+	OMP_NUM_THREADS=1 $(PY) scripts/bench/delta_step.py --shape 64,2,64,16 --shape 128,2,64,8 --shape 256,4,128,8

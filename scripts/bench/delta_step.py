@@ -1,15 +1,19 @@
-"""DeltaAdamW vs AdamW(foreach) on the tiny Llama: measured whole-step overhead next to the analytic FLOP one.
+"""DeltaAdamW vs AdamW(foreach) on the tiny Llama: measured per-step CPU-time overhead next to the analytic FLOP one.
 
     python scripts/bench/delta_step.py                                   # d 64 × 2 layers, 16×64 tokens
     python scripts/bench/delta_step.py --shape 64,2,64,16 --shape 256,4,128,8   # d, layers, seq, batch
 
-Fairness: both optimizers get the same parameter groups (``param_groups``: decay / no decay), the same
-model weights and batches; each round runs both, alternating which goes first, and the ratios are medians
-over rounds. The "optimizer step" figure of DeltaAdamW includes the forward pre-hooks' Gram work (timed
-inside the hooks), since that work exists only for the optimizer. Analytic FLOPs: Gram XᵀX per shared key
-(2·N·d_in² each, half with a symmetric rank-k update), recall M·Ĉ per keyed weight (2·d_out·d_in²),
-λ̂max (eigvalsh ≈ 4/3·d³ for d ≤ 256, else k warm mat-vecs of 2·d²), against 6·N·(matmul parameters)
-+ attention (12·N·T·d per layer) for the forward and backward. Prints ratios; nothing is asserted.
+Time is the calling thread's CPU time (``time.thread_time``) with torch at one thread, so it does not
+count the time the process waits for a core on a loaded machine. Fairness: both optimizers get the same
+parameter groups (``param_groups``: decay / no decay), the same weights and batch; steps alternate
+between the two (AdamW first on even steps, DeltaAdamW first on odd ones), and each round's overhead is
+the ratio of the two optimizers' median step times in it, minus 1 (a median: a step that a neighbour's
+cache traffic or an interrupt slowed down does not move it). DeltaAdamW's optimizer-step figure includes the forward pre-hooks'
+Gram work (timed inside the hooks), since that work exists only for the optimizer. The overhead is the
+median over rounds, its spread the min–max over rounds. Analytic FLOPs: Gram XᵀX per shared key (2·N·d_in²
+each, half with a symmetric rank-k update), recall M·Ĉ per keyed weight (2·d_out·d_in²), λ̂max (eigvalsh
+≈ 4/3·d³ for d ≤ 256, else k warm mat-vecs of 2·d²), against 6·N·(matmul parameters) + attention
+(12·N·T·d per layer) for the forward and backward. Prints a table; nothing is asserted.
 """
 
 from __future__ import annotations
@@ -29,37 +33,30 @@ from experiments.deltamomentum.model import LlamaLM  # noqa: E402
 from reprolab.optim import key_hooks  # noqa: E402
 from reprolab.optim.build import param_groups  # noqa: E402
 from reprolab.optim.delta import DeltaAdamW  # noqa: E402
+from reprolab.optim.delta_memory import DeltaMomentumBase  # noqa: E402
 
 PAPER_SHAPES = {"llama_67m": (512, 5, 8), "llama_370m": (1024, 21, 16)}
 PAPER_REALISED = {"llama_67m": "7.3%", "llama_370m": "11.0%"}
-HOOK_SECONDS = [0.0]
-LAMBDA_SECONDS = [0.0]
+PARTS = {"hooks": 0.0, "lambda": 0.0, "recall": 0.0}  # CPU seconds inside DeltaAdamW's extra work
+clock = time.thread_time
 
 
-def timed_hooks() -> None:
-    """Make every KeyCapture hook add its wall time to HOOK_SECONDS (the forward-side Gram work)."""
+def add_time(part: str, fn):
+    def timed(*args, **kwargs):
+        start = clock()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            PARTS[part] += clock() - start
+    return timed
+
+
+def timed_parts() -> None:
+    """Charge the KeyCapture hooks (Gram work), λ̂max and the recall M·Ĉ to PARTS."""
     make_hook = key_hooks.KeyCapture._hook
-
-    def timed(self, layer):
-        hook = make_hook(self, layer)
-
-        def run(module, args):
-            start = time.perf_counter()
-            hook(module, args)
-            HOOK_SECONDS[0] += time.perf_counter() - start
-
-        return run
-
-    key_hooks.KeyCapture._hook = timed
-    lambda_max = DeltaAdamW.lambda_max
-
-    def timed_lambda(self, gram, cov):
-        start = time.perf_counter()
-        lam = lambda_max(self, gram, cov)
-        LAMBDA_SECONDS[0] += time.perf_counter() - start
-        return lam
-
-    DeltaAdamW.lambda_max = timed_lambda
+    key_hooks.KeyCapture._hook = lambda self, layer: add_time("hooks", make_hook(self, layer))
+    DeltaMomentumBase.lambda_max = add_time("lambda", DeltaMomentumBase.lambda_max)
+    DeltaMomentumBase.recall = add_time("recall", DeltaMomentumBase.recall)
 
 
 def analytic_overhead(model: LlamaLM, tokens: int, seq_len: int, exact_max: int = 256, power_iters: int = 10) -> dict:
@@ -89,38 +86,37 @@ def bench_shape(d, n_layer, seq_len, batch, a) -> dict:
                                 power_iters=a.power_iters, power_tol=a.power_tol,
                                 exact_eig_max_dim=a.exact_eig_max_dim)}
     x = torch.randint(0, a.vocab, (batch, seq_len + 1))
-    whole = {k: [] for k in opts}
-    step_only = {k: [] for k in opts}
-    lam_times = []
 
-    def block(name):
+    def one_step(name) -> dict[str, float]:
+        """CPU seconds of one training step: whole, optimizer step (+ hooks), and DeltaAdamW's parts."""
         model, opt = models[name], opts[name]
-        HOOK_SECONDS[0] = LAMBDA_SECONDS[0] = 0.0
-        t_step = 0.0
-        start = time.perf_counter()
-        for _ in range(a.steps):
-            F.cross_entropy(model(x[:, :-1]).flatten(0, 1), x[:, 1:].flatten()).backward()
-            s = time.perf_counter()
-            opt.step()
-            t_step += time.perf_counter() - s
-            opt.zero_grad(set_to_none=True)
-        whole[name].append((time.perf_counter() - start) / a.steps)
-        step_only[name].append((t_step + (HOOK_SECONDS[0] if name == "delta" else 0.0)) / a.steps)
-        if name == "delta":
-            lam_times.append(LAMBDA_SECONDS[0] / a.steps)
+        before = dict(PARTS)
+        start = clock()
+        F.cross_entropy(model(x[:, :-1]).flatten(0, 1), x[:, 1:].flatten()).backward()
+        mid = clock()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        end = clock()
+        parts = {k: PARTS[k] - before[k] for k in PARTS}
+        return {"whole": end - start, "step": end - mid + parts["hooks"], **parts}
 
-    for name in opts:  # warm-up (allocations, the first cold power iterations)
-        block(name)
-        whole[name].clear(), step_only[name].clear()
-    lam_times.clear()
-    for r in range(a.rounds):
-        for name in (("adamw", "delta") if r % 2 == 0 else ("delta", "adamw")):
-            block(name)
+    for _ in range(a.warmup):  # allocations, first λ̂
+        for name in opts:
+            one_step(name)
     med = statistics.median
-    flops = analytic_overhead(models["adamw"], batch * seq_len, seq_len)
+    rounds = []
+    for _ in range(a.rounds):
+        times = {k: [] for k in opts}
+        for i in range(a.steps):
+            for name in (("adamw", "delta") if i % 2 == 0 else ("delta", "adamw")):
+                times[name].append(one_step(name))
+        rounds.append({k: {part: med(t[part] for t in v) for part in v[0]} for k, v in times.items()})
+    overheads = [r["delta"]["whole"] / r["adamw"]["whole"] - 1 for r in rounds]
     return {"shape": f"d {d} × {n_layer} layers, {batch}×{seq_len} tok", "params": models["adamw"].num_params(),
-            "whole": {k: med(v) for k, v in whole.items()}, "step": {k: med(v) for k, v in step_only.items()},
-            "flops": flops, "lambda": med(lam_times)}
+            "adamw": {k: med(r["adamw"][k] for r in rounds) for k in ("whole", "step")},
+            "delta": {k: med(r["delta"][k] for r in rounds) for k in rounds[0]["delta"]},
+            "overhead": med(overheads), "spread": (min(overheads), max(overheads)),
+            "flops": analytic_overhead(models["adamw"], batch * seq_len, seq_len)}
 
 
 def main(argv=None) -> None:
@@ -128,8 +124,9 @@ def main(argv=None) -> None:
     p.add_argument("--shape", action="append", help="d_model,n_layer,seq_len,batch (repeatable; default 64,2,64,16)")
     p.add_argument("--n-head", type=int, default=4)
     p.add_argument("--vocab", type=int, default=257)
-    p.add_argument("--steps", type=int, default=10, help="steps per timed block")
-    p.add_argument("--rounds", type=int, default=6, help="rounds; even rounds run AdamW first, odd DeltaAdamW")
+    p.add_argument("--steps", type=int, default=20, help="steps of each optimizer per round (interleaved)")
+    p.add_argument("--rounds", type=int, default=7, help="rounds; the overhead is their median, spread min–max")
+    p.add_argument("--warmup", type=int, default=3, help="untimed steps of each optimizer first")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--max-keys", type=int, default=None, help="DeltaAdamW max_keys (key subsampling)")
     p.add_argument("--power-iters", type=int, default=100, help="DeltaAdamW power_iters (old estimator: 1)")
@@ -137,21 +134,27 @@ def main(argv=None) -> None:
     p.add_argument("--exact-eig-max-dim", type=int, default=256, help="DeltaAdamW exact_eig_max_dim (old: 0)")
     a = p.parse_args(argv)
     torch.set_num_threads(a.threads)
-    timed_hooks()
-    print(f"{a.threads} thread(s), {a.rounds} rounds × {a.steps} steps (first optimizer alternates), "
+    timed_parts()
+    print(f"thread CPU time, {a.threads} thread(s), {a.rounds} rounds × {a.steps} interleaved steps each, "
           f"same param groups, max_keys {a.max_keys}, power_iters {a.power_iters}, power_tol {a.power_tol}, "
           f"exact_eig_max_dim {a.exact_eig_max_dim}; DeltaAdamW's optimizer step includes its hook time")
-    print("| shape | params | whole step AdamW / Delta (ms) | measured overhead | analytic FLOP overhead "
-          "(full XᵀX / syrk) | optim step AdamW / Delta+hooks (ms) | step ratio | λ̂ (ms) |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| shape | params | whole step AdamW / Delta (ms) | measured overhead, median [min, max] of rounds | "
+          "analytic (full XᵀX / syrk) | Gram: measured / analytic | λ̂: measured / analytic | "
+          "recall M·Ĉ: measured / analytic | rest of the optimizer step | optim step AdamW / Delta+hooks (ms) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for spec in a.shape or ["64,2,64,16"]:
         d, n_layer, seq_len, batch = (int(v) for v in spec.split(","))
         r = bench_shape(d, n_layer, seq_len, batch, a)
-        w, st, f = r["whole"], r["step"], r["flops"]
-        print(f"| {r['shape']} | {r['params']:,} | {1e3 * w['adamw']:.2f} / {1e3 * w['delta']:.2f} | "
-              f"{100 * (w['delta'] / w['adamw'] - 1):+.1f}% | {100 * f['overhead']:.1f}% / "
-              f"{100 * f['overhead_syrk']:.1f}% | {1e3 * st['adamw']:.2f} / {1e3 * st['delta']:.2f} | "
-              f"{st['delta'] / st['adamw']:.2f} | {1e3 * r['lambda']:.2f} |")
+        ad, de, f = r["adamw"], r["delta"], r["flops"]
+        lo, hi = r["spread"]
+        pct = {k: 100 * de[k] / ad["whole"] for k in PARTS}  # % of AdamW's whole step, like the overhead
+        rest = 100 * (de["step"] - de["hooks"] - de["lambda"] - de["recall"] - ad["step"]) / ad["whole"]
+        parts = " | ".join(f"{pct[k]:.1f}% / {100 * f[g] / f['base']:.1f}%"
+                           for k, g in (("hooks", "gram"), ("lambda", "lambda"), ("recall", "recall")))
+        print(f"| {r['shape']} | {r['params']:,} | {1e3 * ad['whole']:.2f} / {1e3 * de['whole']:.2f} | "
+              f"**{100 * r['overhead']:+.1f}%** [{100 * lo:+.1f}, {100 * hi:+.1f}] | **{100 * f['overhead']:.1f}%** / "
+              f"{100 * f['overhead_syrk']:.1f}% | {parts} | {rest:+.1f}% | "
+              f"{1e3 * ad['step']:.2f} / {1e3 * de['step']:.2f} |", flush=True)
     for name, (d, layers, heads) in PAPER_SHAPES.items():  # analytic only, at 524,288 tokens per step
         with torch.device("meta"):
             big = LlamaLM(50304, d, layers, heads, max_seq_len=1024)

@@ -61,13 +61,16 @@ def top_eigenvalue(cov: torch.Tensor, vector: torch.Tensor, max_iters: int, tol:
     ‖Cv − λv‖ of λ, and from a vector not orthogonal to the top eigenvector it is λmax, so the stopping
     rule bounds the relative error of λ̂max by ``tol`` (the Rayleigh quotient's own error is second order).
     The tolerance is checked every ``check_every`` mat-vecs (one host sync each); tol = 0 runs all of them.
+    λ is formed only where it is read (at a check and after the last mat-vec): the same numbers, fewer ops.
     """
-    lam = cov.new_zeros(())
-    for i in range(max(1, max_iters)):
+    iters = max(1, max_iters)
+    for i in range(iters):
         w = cov @ vector
-        lam = vector @ w
+        check = tol > 0 and (i + 1) % check_every == 0
+        if check or i == iters - 1:
+            lam = vector @ w
         vector_next = w / w.norm().clamp_min(1e-30)
-        if tol > 0 and (i + 1) % check_every == 0 and float((w - lam * vector).norm()) <= tol * float(lam):
+        if check and float((w - lam * vector).norm()) <= tol * float(lam):
             return lam, vector_next
         vector = vector_next
     return lam, vector

@@ -43,6 +43,22 @@ def test_one_warm_power_step_underestimates_and_the_old_default_is_gone():
     assert opt.exact_eig_max_dim >= 16 and opt.power_iters > 1
 
 
+def test_power_iteration_by_hand():
+    """C = diag(3, 1), v₀ = (1, 1)/√2: λ₁ = v₀ᵀCv₀ = 2, v₁ = (3, 1)/√10; λ₂ = 28/10, v₂ = (9, 1)/√82.
+    At step 2 the residual ‖Cv₁ − λ₂v₁‖ = 0.6 = 0.214·λ₂: a check every 2 stops there for tol 0.3, not 0.2."""
+    cov = torch.diag(torch.tensor([3.0, 1.0], dtype=torch.float64))
+    v0 = torch.tensor([1.0, 1.0], dtype=torch.float64) / 2 ** 0.5
+    lam, v = top_eigenvalue(cov, v0, 1)
+    assert float(lam) == pytest.approx(2.0) and torch.allclose(v, torch.tensor([3.0, 1.0], dtype=torch.float64) / 10 ** 0.5)
+    lam, v = top_eigenvalue(cov, v0, 2)
+    v2 = torch.tensor([9.0, 1.0], dtype=torch.float64) / 82 ** 0.5
+    assert float(lam) == pytest.approx(2.8) and torch.allclose(v, v2)
+    lam, v = top_eigenvalue(cov, v0, 50, tol=0.3, check_every=2)
+    assert float(lam) == pytest.approx(2.8) and torch.allclose(v, v2)
+    lam, _ = top_eigenvalue(cov, v0, 50, tol=0.2, check_every=2)
+    assert float(lam) > 2.9
+
+
 @pytest.mark.parametrize("d", [16, 48])
 def test_exact_path_equals_eigvalsh_through_the_optimizer(d):
     torch.manual_seed(0)

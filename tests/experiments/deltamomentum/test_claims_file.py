@@ -1,4 +1,5 @@
-"""claims.yaml reads, and every claim reads a sweep folder that `make claim-deltamomentum` writes."""
+"""claims.yaml reads, and every claim reads a sweep folder that `make claim-deltamomentum` writes (itself or
+through a `$(MAKE) claim-deltamomentum-…` part it calls)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,14 @@ ROOT = Path(__file__).resolve().parents[3]
 def test_every_claim_reads_a_sweep_of_the_claim_target():
     claims = load_claims("deltamomentum")
     targets = (ROOT / "experiments" / "deltamomentum" / "targets.mk").read_text()
-    recipe = targets.split("claim-deltamomentum:", 1)[1].split("\n\n", 1)[0]
-    swept = set(re.findall(r"hydra\.sweep\.dir=\$\(DM_RUNS\)/(\w+)", recipe))
+
+    def recipe(target: str) -> str:
+        return targets.split(f"\n{target}:", 1)[1].split("\n\n", 1)[0]
+
+    main = recipe("claim-deltamomentum")
+    parts = re.findall(r"\$\(MAKE\) (claim-deltamomentum-[\w-]+)", main)
+    assert parts == ["claim-deltamomentum-drift"]
+    swept = set(re.findall(r"hydra\.sweep\.dir=\$\(DM_RUNS\)/(\w+)", main + "".join(map(recipe, parts))))
     assert claims.runs_root == "logs/claims/deltamomentum" and claims.command == "make claim-deltamomentum"
     assert {run for claim in claims.claims for run in claim.runs} == swept
     assert all(claim.threshold is not None for claim in claims.claims)
