@@ -1,0 +1,101 @@
+"""The per-job and per-step cost fixes change what is computed, never the numbers: each is checked by what it
+does (calls made, files parsed), not by a time."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import torch
+from omegaconf import OmegaConf
+from torch.utils.data import DataLoader, Subset, TensorDataset
+
+from reprolab import device as device_module
+from reprolab.data.tensor_loader import tensor_loader
+from reprolab.loggers import log_config
+from reprolab.results.sweep_report import build_report
+from reprolab.run_folder import mask_saved_config
+from tests.core.results.run_folders import make_run
+
+
+class CountingTensors(TensorDataset):
+    calls = 0
+
+    def __getitem__(self, index):
+        CountingTensors.calls += 1
+        return super().__getitem__(index)
+
+
+def _batches(loader: DataLoader, seed: int) -> tuple[list[list[torch.Tensor]], torch.Tensor]:
+    """Two epochs' batches, and torch's global RNG state after them."""
+    torch.manual_seed(seed)
+    return [list(batch) for epoch in range(2) for batch in loader], torch.get_rng_state()
+
+
+@pytest.mark.parametrize(("batch_size", "shuffle", "drop_last"), [(4, True, False), (4, True, True), (5, False, False)])
+def test_tensor_loader_yields_the_default_loaders_batches_one_fetch_each(batch_size, shuffle, drop_last):
+    data = CountingTensors(torch.randn(18, 3), torch.arange(18.0))
+    expected, rng_expected = _batches(DataLoader(data, batch_size=batch_size, shuffle=shuffle, drop_last=drop_last), 3)
+    CountingTensors.calls = 0
+    got, rng_got = _batches(tensor_loader(data, batch_size, shuffle=shuffle, drop_last=drop_last), 3)
+    assert CountingTensors.calls == len(got) == len(expected)
+    for ours, theirs in zip(got, expected, strict=True):
+        assert all(torch.equal(a, b) for a, b in zip(ours, theirs, strict=True))
+    assert torch.equal(rng_got, rng_expected)  # the global RNG advanced alike: later draws do not move
+
+
+def test_tensor_loader_over_a_repeated_subset_gives_the_full_batch_each_step():
+    data = TensorDataset(torch.randn(6, 2), torch.randn(6))
+    repeated = Subset(data, list(range(6)) * 3)
+    batches = list(tensor_loader(repeated, 6))
+    assert len(batches) == 3 and all(torch.equal(b[0], data.tensors[0]) for b in batches)
+
+
+def test_cpu_runs_skip_the_nvml_check_at_every_adam_step(monkeypatch):
+    monkeypatch.setenv(device_module.NVML_CHECK, "1")  # what `import lightning` sets
+    loads = []
+    monkeypatch.setattr(torch.cuda, "_raw_device_count_nvml", lambda: loads.append(1) or -1)
+    model = torch.nn.Linear(3, 1)
+    optimizer = torch.optim.Adam(model.parameters())
+    model(torch.randn(2, 3)).sum().backward()
+    optimizer.step()
+    assert loads  # the NVML check ran at the step
+    device_module.apply_device_settings(OmegaConf.create({"accelerator": "cpu"}))
+    loads.clear()
+    for _ in range(3):
+        optimizer.step()
+    assert loads == [] and device_module.NVML_CHECK not in os.environ
+
+
+def test_gpu_runs_keep_lightnings_nvml_check(monkeypatch):
+    monkeypatch.setenv(device_module.NVML_CHECK, "1")
+    device_module.apply_device_settings(OmegaConf.create({"accelerator": "gpu"}))
+    assert os.environ[device_module.NVML_CHECK] == "1"
+
+
+def test_sweep_report_reads_status_and_overrides_but_no_config(tmp_path):
+    make_run(tmp_path / "0", config={"seed": 0}, metrics={"test/acc": 1.0}, overrides=["seed=0"])
+    make_run(tmp_path / "1", config={"seed": 1}, error="ConfigError: bad", overrides=["seed=1"])
+    make_run(tmp_path / "2", config={"seed": 2}, overrides=["seed=2"])
+    for run in ("0", "1", "2"):  # a config the report would have to parse now fails to parse
+        (tmp_path / run / ".hydra" / "config.yaml").write_text("{unparseable: [\n")
+        (tmp_path / run / ".hydra" / "hydra.yaml").write_text("{unparseable: [\n")
+    report = build_report(tmp_path)
+    assert (report["n_finished"], report["n_failed"], report["n_incomplete"]) == (1, 1, 1)
+    assert report["failed"] == [{"run": "1", "overrides": ["seed=1"], "error": "ConfigError: bad"}]
+    assert [e["run"] for e in report["finished"] + report["incomplete"]] == ["0", "2"]
+
+
+def test_saved_config_without_a_secret_marker_is_not_parsed_or_rewritten(tmp_path, monkeypatch):
+    (tmp_path / "config.yaml").write_text("seed: 1\nlr: 0.1\n")
+    (tmp_path / "overrides.yaml").write_text("- +my_token=s3cr3t\n")
+    parsed = []
+    load = OmegaConf.load
+    monkeypatch.setattr(OmegaConf, "load", staticmethod(lambda path: parsed.append(path.name) or load(path)))
+    mask_saved_config(tmp_path)
+    assert parsed == ["overrides.yaml"]
+    assert "s3cr3t" not in (tmp_path / "overrides.yaml").read_text()
+
+
+def test_config_is_not_resolved_for_hyperparameters_when_there_is_no_logger():
+    log_config([], OmegaConf.create({"x": "${oc.env:REPROLAB_NO_SUCH_VARIABLE}"}))  # resolving would raise
