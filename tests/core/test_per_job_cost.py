@@ -11,10 +11,14 @@ from omegaconf import OmegaConf
 from torch.utils.data import DataLoader, Subset, TensorDataset
 
 from reprolab import device as device_module
+from reprolab.callbacks import FiniteLossGuard, LostRankExit
+from reprolab.config import compose
 from reprolab.data.tensor_loader import tensor_loader
+from reprolab.device import world_size
 from reprolab.loggers import log_config
 from reprolab.results.sweep_report import build_report
 from reprolab.run_folder import mask_saved_config
+from reprolab.trainer import build_callbacks
 from tests.core.results.run_folders import make_run
 
 
@@ -99,3 +103,43 @@ def test_saved_config_without_a_secret_marker_is_not_parsed_or_rewritten(tmp_pat
 
 def test_config_is_not_resolved_for_hyperparameters_when_there_is_no_logger():
     log_config([], OmegaConf.create({"x": "${oc.env:REPROLAB_NO_SUCH_VARIABLE}"}))  # resolving would raise
+
+
+@pytest.mark.parametrize(("device", "kept"), [("cpu", False), ("ddp_cpu", True)])
+def test_lost_rank_callback_only_where_there_is_another_rank(device, kept, tmp_path):
+    cfg = compose([f"device={device}"], output_dir=tmp_path)
+    callbacks = build_callbacks(cfg.callbacks, with_loggers=False, processes=world_size(cfg.device))
+    assert any(isinstance(c, LostRankExit) for c in callbacks) is kept
+    assert any(isinstance(c, FiniteLossGuard) for c in callbacks)
+
+
+def test_checkpoint_copy_matches_lightnings_walk_and_shares_no_tensor():
+    from collections import OrderedDict, namedtuple
+
+    from lightning.fabric.utilities.apply_func import apply_to_collection
+    from lightning.fabric.utilities.data import AttributeDict
+
+    from reprolab.callbacks.checkpoint import cpu_copy
+
+    pair = namedtuple("pair", "a b")
+    checkpoint = {"state_dict": OrderedDict(w=torch.randn(2, 2)), "epoch": 3, "loops": {"fit": {"n": [1, 2, (3, 4.5)]}},
+                  "hyper_parameters": AttributeDict(lr=0.1, shape=[torch.ones(1)]), "named": pair(torch.zeros(1), None),
+                  "optimizer_states": [{"state": {0: {"step": torch.tensor(5.0)}}, "param_groups": [{"lr": 0.1}]}]}
+    ours = cpu_copy(checkpoint)
+    theirs = apply_to_collection(checkpoint, torch.Tensor, lambda t: t.detach().to("cpu", copy=True))
+
+    def same(a, b):
+        assert type(a) is type(b)
+        if isinstance(a, torch.Tensor):
+            return torch.equal(a, b)
+        if isinstance(a, dict):
+            return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        if isinstance(a, list | tuple):
+            return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+        return a == b
+
+    assert same(ours, theirs)
+    checkpoint["state_dict"]["w"].add_(1.0)
+    checkpoint["optimizer_states"][0]["state"][0]["step"].add_(1.0)
+    assert not torch.equal(ours["state_dict"]["w"], checkpoint["state_dict"]["w"])
+    assert ours["optimizer_states"][0]["state"][0]["step"].item() == 5.0
