@@ -143,3 +143,25 @@ def test_checkpoint_copy_matches_lightnings_walk_and_shares_no_tensor():
     checkpoint["optimizer_states"][0]["state"][0]["step"].add_(1.0)
     assert not torch.equal(ours["state_dict"]["w"], checkpoint["state_dict"]["w"])
     assert ours["optimizer_states"][0]["state"][0]["step"].item() == 5.0
+
+
+def test_logging_a_value_skips_lightnings_device_walk_only_when_nothing_moves(monkeypatch):
+    from lightning.pytorch.trainer.connectors.logger_connector import result
+    from torchmetrics import MeanMetric
+
+    from reprolab import fast_log
+
+    fast_log.install()
+    walks = []
+    walk = result.apply_to_collection
+    monkeypatch.setattr(result, "apply_to_collection", lambda *a, **k: walks.append(1) or walk(*a, **k))
+    fast, lightning = result._ResultCollection(training=False), result._ResultCollection(training=False)
+    for collection, to in ((fast, result._ResultMetric.to), (lightning, result._ResultMetric.to.__wrapped__)):
+        monkeypatch.setattr(result._ResultMetric, "to", to)
+        for step, value in enumerate([0.5, 2.0, 3.25]):
+            collection.log("validation_step", "loss", torch.tensor(value), on_epoch=True, batch_size=step + 1)
+    assert len(walks) == 3  # Lightning's three calls; none from the fast path
+    assert torch.equal(fast["validation_step.loss"].compute(), lightning["validation_step.loss"].compute())
+    assert fast_log.all_on(fast["validation_step.loss"].__dict__, torch.device("cpu"))
+    assert not fast_log.all_on({"x": torch.zeros(1)}, torch.device("meta"))
+    assert not fast_log.all_on({"metric": MeanMetric()}, torch.device("cpu"))  # a logged Metric takes Lightning's way
