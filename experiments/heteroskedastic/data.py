@@ -14,6 +14,7 @@ import torch
 from torch.utils.data import DataLoader, Subset, TensorDataset
 
 from experiments.heteroskedastic.datasets import load
+from reprolab.data.tensor_loader import tensor_loader
 from reprolab.errors import ConfigError
 
 SPLITS = ("train", "val", "holdout", "test")
@@ -64,15 +65,14 @@ class TabularRegressionDataModule(L.LightningDataModule):
 
     def loader(self, split: str, shuffle: bool = False) -> DataLoader:
         """Training batches of `batch_size`; an evaluation split as one batch (its metrics see the whole split)."""
-        return DataLoader(self.sets[split], batch_size=self.batch_size if shuffle else len(self.sets[split]),
-                          shuffle=shuffle)
+        return tensor_loader(self.sets[split], self.batch_size if shuffle else len(self.sets[split]), shuffle=shuffle)
 
     def train_dataloader(self) -> DataLoader:
         if self.fit_on == "train":
             return self.loader("train", shuffle=True)
         holdout = self.sets["holdout"]
         repeated = Subset(holdout, list(range(len(holdout))) * self.holdout_steps)
-        return DataLoader(repeated, batch_size=len(holdout), shuffle=False)
+        return tensor_loader(repeated, len(holdout))
 
     def val_dataloader(self) -> DataLoader:
         return self.loader("val")

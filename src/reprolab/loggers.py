@@ -136,7 +136,9 @@ def redact(value):
 
 
 def log_config(loggers: list, cfg: DictConfig) -> None:
-    """Send the resolved, redacted config to every logger as hyper-parameters."""
+    """Send the resolved, redacted config to every logger as hyper-parameters (no logger: nothing resolved)."""
+    if not loggers:
+        return
     resolved = redact(OmegaConf.to_container(cfg, resolve=True))
     for logger in loggers:
         logger.log_hyperparams(resolved)

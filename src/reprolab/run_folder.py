@@ -18,7 +18,7 @@ from lightning.fabric.utilities.rank_zero import rank_zero_only
 from omegaconf import DictConfig, OmegaConf, read_write
 
 from reprolab.errors import ReprolabError, RunFolderBusyError, from_os_error
-from reprolab.loggers import mask_text, redact
+from reprolab.loggers import SECRET_MARKERS, mask_text, redact
 
 METRICS_FILE = "metrics.json"
 ERROR_FILE = "error.txt"
@@ -154,10 +154,11 @@ class RunFolderLock(Callback):
 
 
 def mask_saved_config(config_dir: str | Path) -> None:
-    """Rewrite Hydra's saved `config.yaml`, `hydra.yaml`, `overrides.yaml` with secret-looking values masked."""
+    """Rewrite Hydra's saved `config.yaml`, `hydra.yaml`, `overrides.yaml` with secret-looking values masked
+    (a file whose text names no secret marker is left unparsed: nothing in it can be masked)."""
     for name in ("config.yaml", "hydra.yaml", "overrides.yaml"):
         path = Path(config_dir) / name
-        if not path.is_file():
+        if not path.is_file() or not any(marker in path.read_text().lower() for marker in SECRET_MARKERS):
             continue
         saved = OmegaConf.to_container(OmegaConf.load(path), resolve=False)
         masked = redact(saved)

@@ -38,6 +38,8 @@ def reason(err: BaseException) -> str:
 
 
 class LostRankExit(L.Callback):
+    multi_process_only = True  # left out of a one-process run (reprolab.trainer.build_callbacks)
+
     def on_exception(self, trainer: L.Trainer, pl_module: L.LightningModule, exception: BaseException) -> None:
         if trainer.world_size < 2 or not is_lost_peer(exception):
             return

@@ -51,17 +51,22 @@ class Run:
 
 def find_runs(paths: Iterable[str | Path]) -> list[Run]:
     """Every run folder at or under `paths`, sorted by path; a missing path is an error."""
-    found: dict[Path, Run] = {}
+    return [load_run(run_dir) for run_dir in run_dirs(paths)]
+
+
+def run_dirs(paths: Iterable[str | Path]) -> list[Path]:
+    """Every run folder (one holding `.hydra/config.yaml`) at or under `paths`, once each, in natural order."""
+    found: dict[Path, Path] = {}
     for root in map(Path, paths):
         if not root.exists():
             raise FileNotFoundError(f"no such runs folder: {root}")
         for config in sorted(root.rglob(str(CONFIG_FILE))):
-            run_dir = config.parent.parent
-            found.setdefault(run_dir.resolve(), load_run(run_dir))
-    return sorted(found.values(), key=lambda run: _natural_key(str(run.path)))
+            found.setdefault(config.parent.parent.resolve(), config.parent.parent)
+    return sorted(found.values(), key=lambda path: _natural_key(str(path)))
 
 
-def load_run(run_dir: str | Path) -> Run:
+def load_status(run_dir: str | Path) -> Run:
+    """A run's status, metrics, overrides and error, without parsing its config (what a sweep report needs)."""
     run_dir = Path(run_dir)
     metrics_path, error_path = run_dir / METRICS_FILE, run_dir / ERROR_FILE
     metrics = _read_json(metrics_path)
@@ -74,15 +79,15 @@ def load_run(run_dir: str | Path) -> Run:
         status, error = FAILED, f"unreadable {METRICS_FILE}"
     else:
         status = INCOMPLETE
-    return Run(
-        path=run_dir,
-        status=status,
-        metrics=metrics or {},
-        config=flatten(OmegaConf.load(run_dir / CONFIG_FILE)),
-        choices=_read_choices(run_dir / HYDRA_FILE),
-        overrides=_read_overrides(run_dir / OVERRIDES_FILE),
-        error=error,
-    )
+    return Run(path=run_dir, status=status, metrics=metrics or {}, overrides=_read_overrides(run_dir / OVERRIDES_FILE),
+               error=error)
+
+
+def load_run(run_dir: str | Path) -> Run:
+    run = load_status(run_dir)
+    run.config = flatten(OmegaConf.load(run.path / CONFIG_FILE))
+    run.choices = _read_choices(run.path / HYDRA_FILE)
+    return run
 
 
 def flatten(cfg: DictConfig | ListConfig, prefix: str = "") -> dict[str, Any]:

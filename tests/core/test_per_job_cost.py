@@ -1,0 +1,167 @@
+"""The per-job and per-step cost fixes change what is computed, never the numbers: each is checked by what it
+does (calls made, files parsed), not by a time."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import torch
+from omegaconf import OmegaConf
+from torch.utils.data import DataLoader, Subset, TensorDataset
+
+from reprolab import device as device_module
+from reprolab.callbacks import FiniteLossGuard, LostRankExit
+from reprolab.config import compose
+from reprolab.data.tensor_loader import tensor_loader
+from reprolab.device import world_size
+from reprolab.loggers import log_config
+from reprolab.results.sweep_report import build_report
+from reprolab.run_folder import mask_saved_config
+from reprolab.trainer import build_callbacks
+from tests.core.results.run_folders import make_run
+
+
+class CountingTensors(TensorDataset):
+    calls = 0
+
+    def __getitem__(self, index):
+        CountingTensors.calls += 1
+        return super().__getitem__(index)
+
+
+def _batches(loader: DataLoader, seed: int) -> tuple[list[list[torch.Tensor]], torch.Tensor]:
+    """Two epochs' batches, and torch's global RNG state after them."""
+    torch.manual_seed(seed)
+    return [list(batch) for epoch in range(2) for batch in loader], torch.get_rng_state()
+
+
+@pytest.mark.parametrize(("batch_size", "shuffle", "drop_last"), [(4, True, False), (4, True, True), (5, False, False)])
+def test_tensor_loader_yields_the_default_loaders_batches_one_fetch_each(batch_size, shuffle, drop_last):
+    data = CountingTensors(torch.randn(18, 3), torch.arange(18.0))
+    expected, rng_expected = _batches(DataLoader(data, batch_size=batch_size, shuffle=shuffle, drop_last=drop_last), 3)
+    CountingTensors.calls = 0
+    got, rng_got = _batches(tensor_loader(data, batch_size, shuffle=shuffle, drop_last=drop_last), 3)
+    assert CountingTensors.calls == len(got) == len(expected)
+    for ours, theirs in zip(got, expected, strict=True):
+        assert all(torch.equal(a, b) for a, b in zip(ours, theirs, strict=True))
+    assert torch.equal(rng_got, rng_expected)  # the global RNG advanced alike: later draws do not move
+
+
+def test_tensor_loader_over_a_repeated_subset_gives_the_full_batch_each_step():
+    data = TensorDataset(torch.randn(6, 2), torch.randn(6))
+    repeated = Subset(data, list(range(6)) * 3)
+    batches = list(tensor_loader(repeated, 6))
+    assert len(batches) == 3 and all(torch.equal(b[0], data.tensors[0]) for b in batches)
+
+
+def test_cpu_runs_skip_the_nvml_check_at_every_adam_step(monkeypatch):
+    monkeypatch.setenv(device_module.NVML_CHECK, "1")  # what `import lightning` sets
+    loads = []
+    monkeypatch.setattr(torch.cuda, "_raw_device_count_nvml", lambda: loads.append(1) or -1)
+    model = torch.nn.Linear(3, 1)
+    optimizer = torch.optim.Adam(model.parameters())
+    model(torch.randn(2, 3)).sum().backward()
+    optimizer.step()
+    assert loads  # the NVML check ran at the step
+    device_module.apply_device_settings(OmegaConf.create({"accelerator": "cpu"}))
+    loads.clear()
+    for _ in range(3):
+        optimizer.step()
+    assert loads == [] and device_module.NVML_CHECK not in os.environ
+
+
+def test_gpu_runs_keep_lightnings_nvml_check(monkeypatch):
+    monkeypatch.setenv(device_module.NVML_CHECK, "1")
+    device_module.apply_device_settings(OmegaConf.create({"accelerator": "gpu"}))
+    assert os.environ[device_module.NVML_CHECK] == "1"
+
+
+def test_sweep_report_reads_status_and_overrides_but_no_config(tmp_path):
+    make_run(tmp_path / "0", config={"seed": 0}, metrics={"test/acc": 1.0}, overrides=["seed=0"])
+    make_run(tmp_path / "1", config={"seed": 1}, error="ConfigError: bad", overrides=["seed=1"])
+    make_run(tmp_path / "2", config={"seed": 2}, overrides=["seed=2"])
+    for run in ("0", "1", "2"):  # a config the report would have to parse now fails to parse
+        (tmp_path / run / ".hydra" / "config.yaml").write_text("{unparseable: [\n")
+        (tmp_path / run / ".hydra" / "hydra.yaml").write_text("{unparseable: [\n")
+    report = build_report(tmp_path)
+    assert (report["n_finished"], report["n_failed"], report["n_incomplete"]) == (1, 1, 1)
+    assert report["failed"] == [{"run": "1", "overrides": ["seed=1"], "error": "ConfigError: bad"}]
+    assert [e["run"] for e in report["finished"] + report["incomplete"]] == ["0", "2"]
+
+
+def test_saved_config_without_a_secret_marker_is_not_parsed_or_rewritten(tmp_path, monkeypatch):
+    (tmp_path / "config.yaml").write_text("seed: 1\nlr: 0.1\n")
+    (tmp_path / "overrides.yaml").write_text("- +my_token=s3cr3t\n")
+    parsed = []
+    load = OmegaConf.load
+    monkeypatch.setattr(OmegaConf, "load", staticmethod(lambda path: parsed.append(path.name) or load(path)))
+    mask_saved_config(tmp_path)
+    assert parsed == ["overrides.yaml"]
+    assert "s3cr3t" not in (tmp_path / "overrides.yaml").read_text()
+
+
+def test_config_is_not_resolved_for_hyperparameters_when_there_is_no_logger():
+    log_config([], OmegaConf.create({"x": "${oc.env:REPROLAB_NO_SUCH_VARIABLE}"}))  # resolving would raise
+
+
+@pytest.mark.parametrize(("device", "kept"), [("cpu", False), ("ddp_cpu", True)])
+def test_lost_rank_callback_only_where_there_is_another_rank(device, kept, tmp_path):
+    cfg = compose([f"device={device}"], output_dir=tmp_path)
+    callbacks = build_callbacks(cfg.callbacks, with_loggers=False, processes=world_size(cfg.device))
+    assert any(isinstance(c, LostRankExit) for c in callbacks) is kept
+    assert any(isinstance(c, FiniteLossGuard) for c in callbacks)
+
+
+def test_checkpoint_copy_matches_lightnings_walk_and_shares_no_tensor():
+    from collections import OrderedDict, namedtuple
+
+    from lightning.fabric.utilities.apply_func import apply_to_collection
+    from lightning.fabric.utilities.data import AttributeDict
+
+    from reprolab.callbacks.checkpoint import cpu_copy
+
+    pair = namedtuple("pair", "a b")
+    checkpoint = {"state_dict": OrderedDict(w=torch.randn(2, 2)), "epoch": 3, "loops": {"fit": {"n": [1, 2, (3, 4.5)]}},
+                  "hyper_parameters": AttributeDict(lr=0.1, shape=[torch.ones(1)]), "named": pair(torch.zeros(1), None),
+                  "optimizer_states": [{"state": {0: {"step": torch.tensor(5.0)}}, "param_groups": [{"lr": 0.1}]}]}
+    ours = cpu_copy(checkpoint)
+    theirs = apply_to_collection(checkpoint, torch.Tensor, lambda t: t.detach().to("cpu", copy=True))
+
+    def same(a, b):
+        assert type(a) is type(b)
+        if isinstance(a, torch.Tensor):
+            return torch.equal(a, b)
+        if isinstance(a, dict):
+            return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        if isinstance(a, list | tuple):
+            return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+        return a == b
+
+    assert same(ours, theirs)
+    checkpoint["state_dict"]["w"].add_(1.0)
+    checkpoint["optimizer_states"][0]["state"][0]["step"].add_(1.0)
+    assert not torch.equal(ours["state_dict"]["w"], checkpoint["state_dict"]["w"])
+    assert ours["optimizer_states"][0]["state"][0]["step"].item() == 5.0
+
+
+def test_logging_a_value_skips_lightnings_device_walk_only_when_nothing_moves(monkeypatch):
+    from lightning.pytorch.trainer.connectors.logger_connector import result
+    from torchmetrics import MeanMetric
+
+    from reprolab import fast_log
+
+    fast_log.install()
+    walks = []
+    walk = result.apply_to_collection
+    monkeypatch.setattr(result, "apply_to_collection", lambda *a, **k: walks.append(1) or walk(*a, **k))
+    fast, lightning = result._ResultCollection(training=False), result._ResultCollection(training=False)
+    for collection, to in ((fast, result._ResultMetric.to), (lightning, result._ResultMetric.to.__wrapped__)):
+        monkeypatch.setattr(result._ResultMetric, "to", to)
+        for step, value in enumerate([0.5, 2.0, 3.25]):
+            collection.log("validation_step", "loss", torch.tensor(value), on_epoch=True, batch_size=step + 1)
+    assert len(walks) == 3  # Lightning's three calls; none from the fast path
+    assert torch.equal(fast["validation_step.loss"].compute(), lightning["validation_step.loss"].compute())
+    assert fast_log.all_on(fast["validation_step.loss"].__dict__, torch.device("cpu"))
+    assert not fast_log.all_on({"x": torch.zeros(1)}, torch.device("meta"))
+    assert not fast_log.all_on({"metric": MeanMetric()}, torch.device("cpu"))  # a logged Metric takes Lightning's way
