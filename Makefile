@@ -54,6 +54,9 @@ bench-trainer: ## Lightning vs plain-PyTorch loop overhead ratio (~2 min CPU)
 bench-claim: ## Trainer path vs plain loop CPU cost on the tiny-LM claim grid, before/after the core cost fixes (~10 min CPU)
 	$(PY) scripts/bench/claim_cost.py
 
+bench-hetero: ## Heteroskedastic claim slice: CPU before/after the per-job cost fixes, metrics bit-identical (~3 min CPU)
+	$(PY) scripts/bench/hetero_cost.py
+
 gpu-check: ## The GPU device group end to end (fp32, bf16, compile, DDP; AdamW vs DeltaAdamW) with throughput ratios -> logs/gpu_check/gpu_check.json (1 GPU, ~5 min)
 	$(PY) scripts/bench/gpu_check.py --out logs/gpu_check
 
