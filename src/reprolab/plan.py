@@ -201,33 +201,65 @@ def summarise(jobs: list[dict]) -> dict:
     return {"jobs": jobs, "runs": sum(j["runs"] for j in jobs),
             **{f"gpu_hours_{g}": sum(j["runs"] * j[f"hours_{g}"] for j in gpu) for g in GPUS},
             "cpu_hours": sum(j["runs"] * j["cpu_s_per_run"] for j in cpu) / 3600,
-            "max_memory_gb": max((j["memory_gb"] for j in gpu), default=None), "complete": len(done) == len(jobs)}
+            "max_memory_gb": max((j["memory_gb"] for j in gpu), default=None), "complete": len(done) == len(jobs),
+            "stale": any("stale" in j for j in jobs)}
 
 
-def build_plan(targets: list[str], out: Path, timeout_s: int = 1800) -> dict:
-    """Measure every job of `targets` (each distinct one once; those in `out/plan.json` already are kept) and
-    write plan.json after each target, so an interrupted plan resumes where it stopped."""
+STALE = ("measured by an earlier `make plan` (activations: fp32 bytes × 0.5; ops before 8bb0166 could include the "
+         "datamodule set-up); rerun make plan")
+
+
+def assumptions() -> dict:
+    return json.loads(json.dumps({"method": METHOD, "mfu": MFU, "launch_s_per_op": LAUNCH_S,
+                                  "bf16_activation_factor_fallback": BF16_ACTIVATIONS,
+                                  "measure_batches": MEASURE_BATCHES, "measure_at": MEASURE_AT, "gpus": GPUS}))
+
+
+def known_jobs(files: list[Path]) -> tuple[dict, dict]:
+    """(measured, stale): the jobs of plan files measured as now, and those measured another way."""
+    measured, stale, now = {}, {}, assumptions()
+    for plan_file in [f for f in files if f.is_file()]:
+        plan = json.loads(plan_file.read_text())
+        for job in (j for e in plan["targets"].values() for j in e["jobs"] if "error" not in j):
+            key, entry = (job["preset"], tuple(job["overrides"])), {k: v for k, v in job.items() if k != "runs"}
+            if plan.get("assumptions") == now and "stale" not in job:
+                measured[key] = entry
+            else:
+                stale.setdefault(key, {**entry, "stale": entry.get("stale", STALE)})
+    return measured, stale
+
+
+def build_plan(targets: list[str], out: Path, timeout_s: int = 1800, merge: tuple[Path, ...] = (),
+               measure: bool = True) -> dict:
+    """Measure every job of `targets` (each distinct one once; those measured as now in `out/plan.json` or a
+    `merge` file are kept) and write plan.json after each job, so an interrupted plan resumes where it stopped.
+    Until a job is measured again, its number from an earlier method stays, flagged `stale`."""
     plan_file = out / "plan.json"
-    assumptions = json.loads(json.dumps({"method": METHOD, "mfu": MFU, "launch_s_per_op": LAUNCH_S,
-                                         "bf16_activation_factor_fallback": BF16_ACTIVATIONS,
-                                         "measure_batches": MEASURE_BATCHES, "measure_at": MEASURE_AT, "gpus": GPUS}))
-    old = json.loads(plan_file.read_text()) if plan_file.is_file() else {"targets": {}}
-    if old.get("assumptions") != assumptions:  # measured another way: nothing is kept
-        old = {"targets": {}}
-    measured = {(j["preset"], tuple(j["overrides"])): {k: v for k, v in j.items() if k != "runs"}
-                for e in old["targets"].values() for j in e["jobs"] if "error" not in j}
-    plan = {"assumptions": assumptions, "targets": old["targets"]}
+    measured, stale = known_jobs([plan_file, *merge])
+
+    def fill(job: dict) -> dict:
+        key = (job["preset"], tuple(job["overrides"]))
+        return {**job, **(measured.get(key) or stale.get(key) or {"error": "not measured yet (run make plan)"})}
+
+    old = json.loads(plan_file.read_text())["targets"] if plan_file.is_file() else {}
+    plan = {"assumptions": assumptions(), "targets": {
+        t: summarise([fill({k: j[k] for k in ("preset", "overrides", "runs")}) for j in e["jobs"]]) for t, e in old.items()}}
+    def write(target: str | None = None, jobs: list[dict] = ()) -> None:
+        if target:
+            plan["targets"][target] = summarise([fill(j) for j in jobs])
+        plan["targets"] = dict(sorted(plan["targets"].items()))
+        plan_file.write_text(json.dumps(plan, indent=1, default=str) + "\n")
+
     for target in targets:
         jobs = target_jobs(target)
         for job in jobs:
             key = (job["preset"], tuple(job["overrides"]))
-            if key not in measured:
+            if measure and key not in measured:
                 print(f"measuring {job['preset']} {' '.join(job['overrides'])}", file=sys.stderr, flush=True)
                 measured[key] = plan_job_isolated(*key, timeout_s=timeout_s)
-            job.update(measured[key])
-        plan["targets"][target] = summarise(jobs)
-        plan["targets"] = dict(sorted(plan["targets"].items()))
-        plan_file.write_text(json.dumps(plan, indent=1, default=str) + "\n")
+                write(target, jobs)
+        write(target, jobs)
+    write()
     return plan
 
 
@@ -239,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", help="paths.data_dir for the datamodules that have no fake (CPU-sized local data)")
     parser.add_argument("--job", action="store_true", help="measure one job: targets = preset, then its overrides")
     parser.add_argument("--timeout", type=int, default=1800, help="seconds per measured job")
+    parser.add_argument("--merge", type=Path, nargs="+", default=[], help="other plan.json files whose jobs to keep")
+    parser.add_argument("--no-measure", action="store_true", help="only assemble plan.json/PLAN.md from what is measured")
     args = parser.parse_args(argv)
     if args.data_dir:
         DATA_DIR[:] = [f"paths.data_dir={args.data_dir}"]
@@ -249,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.job:
         print(json.dumps(plan_job(args.targets[0], args.targets[1:]), default=str))
         return 0
-    plan = build_plan(args.targets or reproduce_targets(), args.out, args.timeout)
+    plan = build_plan(args.targets or reproduce_targets(), args.out, args.timeout, tuple(args.merge), not args.no_measure)
     (args.out / "PLAN.md").write_text(markdown(plan, "make plan", list(GPUS)))
     for target, entry in plan["targets"].items():
         print(f"{target:40s} {help_line(target, entry)}")

@@ -22,11 +22,14 @@ def help_line(target: str, entry: dict) -> str:
     at_least = "" if entry["complete"] else "≥ "
     parts = [runs]
     if gpu:
+        devices = {j.get("device") for j in entry["jobs"] if "hours_H100" in j and "cpu_s_per_run" not in j}
+        on_cpu = devices == {"cpu"}
         parts.append(f"{at_least}{hours(entry['gpu_hours_H100'])} on one H100 ({at_least}{hours(entry['gpu_hours_H200'])} "
-                     f"on one H200), ≤ {entry['max_memory_gb']:.1f} GB per GPU")
+                     f"on one H200), ≤ {entry['max_memory_gb']:.1f} GB per GPU" + (" (its presets say device=cpu)" if on_cpu else ""))
     if cpu:
         parts.append(f"{at_least}{hours(cpu)} of CPU (runs without a GPU)")
-    return ", ".join(parts) + ("" if entry["complete"] else " (some jobs unmeasured, see PLAN.md)")
+    return ", ".join(parts) + ("" if entry["complete"] else " (some jobs unmeasured, see PLAN.md)") + (
+        " (some numbers from an earlier method, see PLAN.md)" if entry.get("stale") else "")
 
 
 def markdown(plan: dict, command: str, gpus: list[str]) -> str:
@@ -48,13 +51,15 @@ def markdown(plan: dict, command: str, gpus: list[str]) -> str:
         "(user + sys) of one run on the generated or local data, in the CPU-hours column.", "",
         "| target | runs | GPU-hours H100 | GPU-hours H200 | peak GB/GPU | CPU-hours |", "|---|---:|---:|---:|---:|---:|"]
     for target, e in plan["targets"].items():
-        flag = "" if e["complete"] else " *"
+        flag = ("" if e["complete"] else " *") + (" †" if e.get("stale") else "")
         cells = ["—"] * 3 if e["max_memory_gb"] is None else [
-            ("≥ " if flag else "") + hours(e[f"gpu_hours_{g}"]) for g in gpus] + [f"{e['max_memory_gb']:.1f}"]
+            ("≥ " if not e["complete"] else "") + hours(e[f"gpu_hours_{g}"]) for g in gpus] + [f"{e['max_memory_gb']:.1f}"]
         cpu = e.get("cpu_hours", 0.0)
-        cells.append(("≥ " if flag else "") + hours(cpu) if cpu else "—")
+        cells.append(("≥ " if not e["complete"] else "") + hours(cpu) if cpu else "—")
         lines.append(f"| `{target}`{flag} | {e['runs']} | " + " | ".join(cells) + " |")
-    lines += ["", "\\* a job could not be measured (its error is listed below): the hours are a lower bound.", "",
+    lines += ["", "\\* a job could not be measured (its error is listed below): the hours are a lower bound.",
+              "† a job's numbers (marked † below) come from an earlier `make plan` whose method this one replaced "
+              "(activations fp32 × 0.5, ops possibly with the datamodule set-up): rerun `make plan`.", "",
               "| preset (overrides) | params | micro-batch × accum | steps | precision | GFLOP/step | step s (H100) | "
               "h/run (H100) | memory GB | activations | measured at |", "|---|---:|---:|---:|---|---:|---:|---:|---:|---|---|"]
     seen = set()
@@ -64,7 +69,7 @@ def markdown(plan: dict, command: str, gpus: list[str]) -> str:
             if key in seen:
                 continue
             seen.add(key)
-            name = f"`{j['preset']}`" + (f" ({' '.join(j['overrides'])})" if j["overrides"] else "")
+            name = ("† " if "stale" in j else "") + f"`{j['preset']}`" + (f" ({' '.join(j['overrides'])})" if j["overrides"] else "")
             if "error" in j:
                 lines.append(f"| {name} | not measured: {j['error']} | | | | | | | | | |")
                 continue
@@ -73,9 +78,10 @@ def markdown(plan: dict, command: str, gpus: list[str]) -> str:
                              f"{j['cpu_s_per_run'] / 3600:.2f} of CPU | {j['rss_gb']:.2f} (RSS) | | whole run |")
                 continue
             lines.append(f"| {name} | {j['params'] / 1e6:.2f} M | {j['micro_batch']} × {j['accumulate']} | {j['steps']:,} "
-                         f"({j['steps_from']}) | {j['precision']} → {j['peak_kind']} | {j['flops_per_step'] / 1e9:,.1f} | "
-                         f"{j['step_s_H100']:.3g} | {j['hours_H100']:.2f} | {j['memory_gb']:.2f} | {j['activation_method']} | "
-                         f"{' and '.join(map(str, j['measure_batches']))} |")
+                         f"({j['steps_from']}) | {j.get('device', 'gpu')}: {j['precision']} → {j['peak_kind']} | {j['flops_per_step'] / 1e9:,.1f} | "
+                         f"{j['step_s_H100']:.3g} | {j['hours_H100']:.2f} | {j['memory_gb']:.2f} | "
+                         f"{j.get('activation_method', 'fp32 × 0.5 (assumed)')} | "
+                         f"{' and '.join(map(str, j.get('measure_batches', ['1', '2'])))} |")
     return "\n".join(lines) + "\n"
 
 

@@ -123,6 +123,26 @@ def test_the_committed_plan_measures_every_job_of_every_reproduce_target():
         assert [j for j in entry["jobs"] if "error" in j] == [], target
 
 
+def test_an_interrupted_plan_keeps_earlier_numbers_flagged_stale(tmp_path):
+    """Numbers from another method stay, marked stale, until their job is measured again; a job measured
+    the current way (here in a merged file) replaces them; a job in neither is listed as not measured."""
+    import json
+
+    job = {"preset": "a", "overrides": [], "runs": 2, "hours_H100": 1.0, "hours_H200": 1.0, "memory_gb": 3.0}
+    (tmp_path / "plan.json").write_text(json.dumps({"assumptions": {"method": "older"}, "targets": {
+        "t": P.summarise([job]), "u": P.summarise([{**job, "preset": "b"}]),
+        "v": P.summarise([{"preset": "c", "overrides": [], "runs": 1, "error": "killed"}])}}))
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps({"assumptions": P.assumptions(), "targets": {"u": P.summarise([{**job, "preset": "b",
+                                                                                               "hours_H100": 2.0}])}}))
+    plan = P.build_plan([], tmp_path, merge=(newer,), measure=False)["targets"]
+    assert plan["t"]["stale"] and plan["t"]["jobs"][0]["stale"] == P.STALE and plan["t"]["gpu_hours_H100"] == 2.0
+    assert not plan["u"]["stale"] and plan["u"]["gpu_hours_H100"] == 4.0
+    assert not plan["v"]["complete"] and "not measured" in plan["v"]["jobs"][0]["error"]
+    assert "earlier method" in P.help_line("t", plan["t"]) and "earlier method" not in P.help_line("u", plan["u"])
+    assert json.loads((tmp_path / "plan.json").read_text())["assumptions"] == P.assumptions()
+
+
 def test_help_line_sums_runs_and_marks_partial_or_unmeasured_targets():
     done = {"preset": "a", "overrides": [], "runs": 2, "hours_H100": 1.5, "hours_H200": 1.0, "memory_gb": 3.0}
     failed = {"preset": "b", "overrides": [], "runs": 1, "error": "killed"}
@@ -130,6 +150,7 @@ def test_help_line_sums_runs_and_marks_partial_or_unmeasured_targets():
     partial = P.help_line("t", P.summarise([done, failed]))
     assert partial.startswith("3 runs, ≥ 3.0 h on one H100") and "some jobs unmeasured" in partial
     assert "not measured" in P.help_line("t", P.summarise([failed]))
+    assert P.help_line("t", P.summarise([{**done, "device": "cpu"}])).endswith("per GPU (its presets say device=cpu)")
     cpu = {"preset": "c", "overrides": [], "runs": 4, "cpu_s_per_run": 900.0}
     assert P.help_line("t", P.summarise([cpu])) == "4 runs, 1.0 h of CPU (runs without a GPU)"
     assert P.help_line("t", P.summarise([done, cpu])).endswith("≤ 3.0 GB per GPU, 1.0 h of CPU (runs without a GPU)")
