@@ -216,17 +216,21 @@ def assumptions() -> dict:
 
 
 def known_jobs(files: list[Path]) -> tuple[dict, dict]:
-    """(measured, stale): the jobs of plan files measured as now, and those measured another way."""
-    measured, stale, now = {}, {}, assumptions()
+    """(measured, stale): the jobs of plan files measured as now (or failed when measured as now), and those
+    measured another way."""
+    measured, stale, failed, now = {}, {}, {}, assumptions()
     for plan_file in [f for f in files if f.is_file()]:
         plan = json.loads(plan_file.read_text())
-        for job in (j for e in plan["targets"].values() for j in e["jobs"] if "error" not in j):
+        for job in (j for e in plan["targets"].values() for j in e["jobs"]):
             key, entry = (job["preset"], tuple(job["overrides"])), {k: v for k, v in job.items() if k != "runs"}
-            if plan.get("assumptions") == now and "stale" not in job:
+            if "error" in job:
+                if plan.get("assumptions") == now:
+                    failed[key] = entry
+            elif plan.get("assumptions") == now and "stale" not in job:
                 measured[key] = entry
             else:
                 stale.setdefault(key, {**entry, "stale": entry.get("stale", STALE)})
-    return measured, stale
+    return measured, {**failed, **stale}
 
 
 def build_plan(targets: list[str], out: Path, timeout_s: int = 1800, merge: tuple[Path, ...] = (),

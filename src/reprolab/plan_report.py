@@ -75,7 +75,7 @@ def markdown(plan: dict, command: str, gpus: list[str]) -> str:
                 continue
             if "cpu_s_per_run" in j:
                 lines.append(f"| {name} | no optimizer step: one whole run on CPU | | | | | | "
-                             f"{j['cpu_s_per_run'] / 3600:.2f} of CPU | {j['rss_gb']:.2f} (RSS) | | whole run |")
+                             f"{j['cpu_s_per_run']:.0f} s of CPU | {j['rss_gb']:.2f} (RSS) | | whole run |")
                 continue
             lines.append(f"| {name} | {j['params'] / 1e6:.2f} M | {j['micro_batch']} × {j['accumulate']} | {j['steps']:,} "
                          f"({j['steps_from']}) | {j.get('device', 'gpu')}: {j['precision']} → {j['peak_kind']} | {j['flops_per_step'] / 1e9:,.1f} | "
