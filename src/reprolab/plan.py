@@ -28,14 +28,10 @@ import shlex
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import torch
-from torch.utils.flop_counter import FlopCounterMode
-
 from reprolab.config import REPO_ROOT, compose
-from reprolab.plan_counters import CountStepOps, saved_bytes_hook
+from reprolab.plan_measure import DATA_DIR, measure_run, measure_step, takes_no_step
 from reprolab.plan_report import help_line, markdown, print_help_lines
 
 # Dense tensor-core peaks, FLOP/s (NVIDIA H100 / H200 SXM datasheets; the two share the GH100 compute, the H200
@@ -44,21 +40,17 @@ GPUS = {"H100": {"bf16": 989.4e12, "tf32": 494.7e12, "fp32": 66.9e12, "memory_gb
         "H200": {"bf16": 989.4e12, "tf32": 494.7e12, "fp32": 66.9e12, "memory_gb": 141}}
 MFU = 0.40  # large dense models in eager bf16 reach ~35-50 % of peak; small ones are bounded by LAUNCH_S instead
 MEASURE_BATCHES = (2, 4)  # two micro-batches (not 1: BatchNorm refuses a single sample in training)
+# 370M Llama, sequence 1,024: ~6 GB of parameters, gradients and AdamW state before activations; no BatchNorm.
+MEASURE_AT = {"deltamomentum/fineweb_370m_adamw": (1, 2), "deltamomentum/fineweb_370m_delta": (1, 2)}
 LAUNCH_S = 10e-6  # eager PyTorch: one aten op is one kernel launch, ~5-20 µs of host time each
-BF16_ACTIVATIONS = 0.5  # autocast keeps bf16 copies of matmul/conv inputs: about half the fp32 bytes
-CPU_STEP = ["device=cpu", "logger=none", "callbacks=none", "print_config=false", "test_after_fit=false",
-            *(f"++trainer.{k}={v}" for k, v in {
-                "max_epochs": 1, "max_steps": 1, "limit_train_batches": 1, "limit_val_batches": 0,
-                "num_sanity_val_steps": 0, "val_check_interval": "null", "check_val_every_n_epoch": 1,
-                "accumulate_grad_batches": 1, "enable_progress_bar": "false", "enable_model_summary": "false",
-                "enable_checkpointing": "false"}.items())]
+BF16_ACTIVATIONS = 0.5  # fallback only (CPU bf16 autocast step failed): fp32 bytes × 0.5, an assumption
+METHOD = "v3: step-only ops; activations measured under CPU bf16 autocast for bf16 presets; no-step jobs run whole"
 # Make variables a target needs from its user; the plan measures with a stand-in (10 of DFG's 100 algorithms unseen,
 # 5 of them distractors) and says so.
 UNSEEN = [f"unseen{i}" for i in range(10)]
 STAND_IN_SPLIT = [f"data.unseen=[{','.join(UNSEEN)}]", f"data.distractors=[{','.join(UNSEEN[5:])}]",
                   "data.num_seen_algorithms=90"]
 MAKE_VARS = {"reproduce-deepfakegenome-open_set": [f"DFG_SPLIT={' '.join(STAND_IN_SPLIT)}"]}
-DATA_DIR: list[str] = []  # `paths.data_dir=...` for datamodules without a fake that read small local data (--data-dir)
 DROPPED = ("paths.", "hydra.", "logger", "data.download", "print_config", "++mean_runs")
 
 
@@ -106,38 +98,6 @@ def target_jobs(target: str, root: Path = REPO_ROOT) -> list[dict]:
 
 # -- one measured step ------------------------------------------------------------------------------------
 
-def measure_step(preset: str, overrides: list[str], batch: int) -> dict:
-    """FLOPs, aten ops, activation and optimizer-state bytes of one optimizer step at micro-batch `batch`."""
-    from hydra.utils import instantiate
-    from omegaconf import open_dict
-
-    from reprolab.data.fake import fake_config, set_batch_size
-    from reprolab.train import build_task
-    from reprolab.trainer import build_trainer
-
-    cfg = fake_config(compose([f"experiment={preset}", *overrides, *CPU_STEP, *DATA_DIR], output_dir=tempfile.mkdtemp()))
-    with open_dict(cfg):
-        set_batch_size(cfg.data, batch)
-    torch.manual_seed(0)
-    datamodule, task, trainer = instantiate(cfg.data), build_task(cfg), build_trainer(cfg)
-    ops = CountStepOps()
-    trainer.callbacks.append(ops)
-    saved: dict = {}
-    flops = FlopCounterMode(display=False)
-    start = time.process_time()
-    with torch.autograd.graph.saved_tensors_hooks(saved_bytes_hook(saved), lambda t: t), flops:
-        trainer.fit(task, datamodule=datamodule)
-    if trainer.global_step != 1:
-        raise RuntimeError(f"{preset}: the measured fit took {trainer.global_step} optimizer steps, not 1")
-    params = {id(p): p for p in task.parameters()}
-    optimizers = trainer.optimizers
-    state = sum(t.nbytes for opt in optimizers for s in opt.state.values() for t in s.values() if torch.is_tensor(t))
-    return {"flops": flops.get_total_flops(), "ops": ops.counter.ops, "activation_bytes": sum(saved.values()),
-            "params": sum(p.numel() for p in params.values()),
-            "param_bytes": sum(p.numel() * p.element_size() for p in params.values()),
-            "optimizer_state_bytes": state, "cpu_s": round(time.process_time() - start, 1)}
-
-
 def paper_schedule(preset: str, overrides: list[str]) -> dict:
     """Micro-batch, accumulation, precision and optimizer steps of the paper run (split sizes from the fake data)."""
     from hydra.utils import instantiate
@@ -171,8 +131,10 @@ def peak_kind(precision: str, matmul_precision: str) -> str:
     return "tf32" if matmul_precision in ("high", "medium") else "fp32"
 
 
-def estimate(one: dict, two: dict, paper: dict, batches: tuple[int, int] = (1, 2)) -> dict:
-    """The paper step from measurements `one`, `two` at micro-batches `batches` (cost = fixed + per-sample × batch)."""
+def estimate(one: dict, two: dict, paper: dict, batches: tuple[int, int] = (1, 2),
+             activation_factor: float = 1.0) -> dict:
+    """The paper step from measurements `one`, `two` at micro-batches `batches` (cost = fixed + per-sample × batch);
+    `activation_factor` scales the measured activation bytes (1: measured in the run's own precision)."""
     def at(key: str, batch: int) -> float:
         per_sample = (two[key] - one[key]) / (batches[1] - batches[0])
         return max(one[key] - per_sample * batches[0], 0) + max(per_sample, 0) * batch
@@ -180,7 +142,7 @@ def estimate(one: dict, two: dict, paper: dict, batches: tuple[int, int] = (1, 2
     b, acc = paper["micro_batch"], paper["accumulate"]
     kind = peak_kind(paper["precision"], paper["matmul_precision"])
     flops = at("flops", b) * acc
-    activations = at("activation_bytes", b) * (BF16_ACTIVATIONS if kind == "bf16" else 1.0)
+    activations = at("activation_bytes", b) * activation_factor
     memory = 2 * one["param_bytes"] + one["optimizer_state_bytes"] + activations
     out = {"params": one["params"], "flops_per_step": flops, "peak_kind": kind, "memory_gb": memory / 1e9,
            "activation_gb": activations / 1e9, "ops_per_step": one["ops"] * acc}
@@ -192,14 +154,31 @@ def estimate(one: dict, two: dict, paper: dict, batches: tuple[int, int] = (1, 2
     return out
 
 
+def activation_method(paper: dict) -> str:
+    return "measured, CPU bf16 autocast" if peak_kind(paper["precision"], paper["matmul_precision"]) == "bf16" \
+        else "measured, fp32"
+
+
 def plan_job(preset: str, overrides: list[str]) -> dict:
     try:
+        if takes_no_step(preset, overrides):
+            return {"preset": preset, "overrides": overrides, **measure_run(preset, overrides)}
         paper = paper_schedule(preset, overrides)
-        one, two = (measure_step(preset, overrides, b) for b in MEASURE_BATCHES)
+        batches = MEASURE_AT.get(preset, MEASURE_BATCHES)
+        method, factor = activation_method(paper), 1.0
+        precision = "bf16-mixed" if method.endswith("autocast") else None
+        try:
+            one, two = (measure_step(preset, overrides, b, precision) for b in batches)
+        except Exception as err:  # noqa: BLE001 — an op without a CPU bf16 kernel: fp32 bytes, halved, and said so
+            if not precision:
+                raise
+            method, factor = f"fp32 × {BF16_ACTIVATIONS} (assumed: CPU bf16 step failed: {type(err).__name__})", BF16_ACTIVATIONS
+            one, two = (measure_step(preset, overrides, b) for b in batches)
     except Exception as err:  # noqa: BLE001 — a job that cannot be measured is reported, the others go on
         return {"preset": preset, "overrides": overrides, "error": f"{type(err).__name__}: {str(err).splitlines()[0][:200]}"}
-    return {"preset": preset, "overrides": overrides, **paper, **estimate(one, two, paper, MEASURE_BATCHES),
-            "measure_cpu_s": one["cpu_s"] + two["cpu_s"]}
+    return {"preset": preset, "overrides": overrides, **paper, **estimate(one, two, paper, batches, factor),
+            "measure_batches": list(batches), "activation_method": method,
+            "activation_bytes_by_dtype": two["activation_bytes_by_dtype"], "measure_cpu_s": one["cpu_s"] + two["cpu_s"]}
 
 
 def plan_job_isolated(preset: str, overrides: list[str], timeout_s: int) -> dict:
@@ -218,31 +197,73 @@ def plan_job_isolated(preset: str, overrides: list[str], timeout_s: int) -> dict
 
 def summarise(jobs: list[dict]) -> dict:
     done = [j for j in jobs if "error" not in j]
+    gpu, cpu = [j for j in done if "cpu_s_per_run" not in j], [j for j in done if "cpu_s_per_run" in j]
     return {"jobs": jobs, "runs": sum(j["runs"] for j in jobs),
-            **{f"gpu_hours_{g}": sum(j["runs"] * j[f"hours_{g}"] for j in done) for g in GPUS},
-            "max_memory_gb": max((j["memory_gb"] for j in done), default=None), "complete": len(done) == len(jobs)}
+            **{f"gpu_hours_{g}": sum(j["runs"] * j[f"hours_{g}"] for j in gpu) for g in GPUS},
+            "cpu_hours": sum(j["runs"] * j["cpu_s_per_run"] for j in cpu) / 3600,
+            "max_memory_gb": max((j["memory_gb"] for j in gpu), default=None), "complete": len(done) == len(jobs),
+            "stale": any("stale" in j for j in jobs)}
 
 
-def build_plan(targets: list[str], out: Path, timeout_s: int = 1800) -> dict:
-    """Measure every job of `targets` (each distinct one once; those in `out/plan.json` already are kept) and
-    write plan.json after each target, so an interrupted plan resumes where it stopped."""
+STALE = ("measured by an earlier `make plan` (activations: fp32 bytes × 0.5; ops before 8bb0166 could include the "
+         "datamodule set-up); rerun make plan")
+
+
+def assumptions() -> dict:
+    return json.loads(json.dumps({"method": METHOD, "mfu": MFU, "launch_s_per_op": LAUNCH_S,
+                                  "bf16_activation_factor_fallback": BF16_ACTIVATIONS,
+                                  "measure_batches": MEASURE_BATCHES, "measure_at": MEASURE_AT, "gpus": GPUS}))
+
+
+def known_jobs(files: list[Path]) -> tuple[dict, dict]:
+    """(measured, stale): the jobs of plan files measured as now (or failed when measured as now), and those
+    measured another way."""
+    measured, stale, failed, now = {}, {}, {}, assumptions()
+    for plan_file in [f for f in files if f.is_file()]:
+        plan = json.loads(plan_file.read_text())
+        for job in (j for e in plan["targets"].values() for j in e["jobs"]):
+            key, entry = (job["preset"], tuple(job["overrides"])), {k: v for k, v in job.items() if k != "runs"}
+            if "error" in job:
+                if plan.get("assumptions") == now:
+                    failed[key] = entry
+            elif plan.get("assumptions") == now and "stale" not in job:
+                measured[key] = entry
+            else:
+                stale.setdefault(key, {**entry, "stale": entry.get("stale", STALE)})
+    return measured, {**failed, **stale}
+
+
+def build_plan(targets: list[str], out: Path, timeout_s: int = 1800, merge: tuple[Path, ...] = (),
+               measure: bool = True) -> dict:
+    """Measure every job of `targets` (each distinct one once; those measured as now in `out/plan.json` or a
+    `merge` file are kept) and write plan.json after each job, so an interrupted plan resumes where it stopped.
+    Until a job is measured again, its number from an earlier method stays, flagged `stale`."""
     plan_file = out / "plan.json"
-    old = json.loads(plan_file.read_text()) if plan_file.is_file() else {"targets": {}}
-    measured = {(j["preset"], tuple(j["overrides"])): {k: v for k, v in j.items() if k != "runs"}
-                for e in old["targets"].values() for j in e["jobs"] if "error" not in j}
-    plan = {"assumptions": {"mfu": MFU, "launch_s_per_op": LAUNCH_S, "bf16_activation_factor": BF16_ACTIVATIONS,
-                            "measure_batches": MEASURE_BATCHES, "gpus": GPUS}, "targets": old["targets"]}
+    measured, stale = known_jobs([plan_file, *merge])
+
+    def fill(job: dict) -> dict:
+        key = (job["preset"], tuple(job["overrides"]))
+        return {**job, **(measured.get(key) or stale.get(key) or {"error": "not measured yet (run make plan)"})}
+
+    old = json.loads(plan_file.read_text())["targets"] if plan_file.is_file() else {}
+    plan = {"assumptions": assumptions(), "targets": {
+        t: summarise([fill({k: j[k] for k in ("preset", "overrides", "runs")}) for j in e["jobs"]]) for t, e in old.items()}}
+    def write(target: str | None = None, jobs: list[dict] = ()) -> None:
+        if target:
+            plan["targets"][target] = summarise([fill(j) for j in jobs])
+        plan["targets"] = dict(sorted(plan["targets"].items()))
+        plan_file.write_text(json.dumps(plan, indent=1, default=str) + "\n")
+
     for target in targets:
         jobs = target_jobs(target)
         for job in jobs:
             key = (job["preset"], tuple(job["overrides"]))
-            if key not in measured:
+            if measure and key not in measured:
                 print(f"measuring {job['preset']} {' '.join(job['overrides'])}", file=sys.stderr, flush=True)
                 measured[key] = plan_job_isolated(*key, timeout_s=timeout_s)
-            job.update(measured[key])
-        plan["targets"][target] = summarise(jobs)
-        plan["targets"] = dict(sorted(plan["targets"].items()))
-        plan_file.write_text(json.dumps(plan, indent=1, default=str) + "\n")
+                write(target, jobs)
+        write(target, jobs)
+    write()
     return plan
 
 
@@ -254,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", help="paths.data_dir for the datamodules that have no fake (CPU-sized local data)")
     parser.add_argument("--job", action="store_true", help="measure one job: targets = preset, then its overrides")
     parser.add_argument("--timeout", type=int, default=1800, help="seconds per measured job")
+    parser.add_argument("--merge", type=Path, nargs="+", default=[], help="other plan.json files whose jobs to keep")
+    parser.add_argument("--no-measure", action="store_true", help="only assemble plan.json/PLAN.md from what is measured")
     args = parser.parse_args(argv)
     if args.data_dir:
         DATA_DIR[:] = [f"paths.data_dir={args.data_dir}"]
@@ -264,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.job:
         print(json.dumps(plan_job(args.targets[0], args.targets[1:]), default=str))
         return 0
-    plan = build_plan(args.targets or reproduce_targets(), args.out, args.timeout)
+    plan = build_plan(args.targets or reproduce_targets(), args.out, args.timeout, tuple(args.merge), not args.no_measure)
     (args.out / "PLAN.md").write_text(markdown(plan, "make plan", list(GPUS)))
     for target, entry in plan["targets"].items():
         print(f"{target:40s} {help_line(target, entry)}")

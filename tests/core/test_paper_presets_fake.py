@@ -3,7 +3,16 @@ on its datamodule made fake (`+data/fake=on`: the paper's sample shapes, dtypes,
 
 CPU stands in for the GPU group: fp32 for bf16, no torch.compile, no logger, no test stage, no loader workers,
 no gradient accumulation, and batches of `SMALL_BATCH` samples (the per-sample shapes stay the paper's).
-Datamodules that generate their own data run it; those that read the shared small datasets read them."""
+Datamodules that generate their own data run it; those that read the shared small datasets read them.
+
+The two 370M LM presets (`deltamomentum/fineweb_370m_{adamw,delta}`: Llama 368.7M, sequence 1,024, AdamW /
+DeltaAdamW as in the paper) run at a micro-batch of 1 (`LARGE`) and without the checkpoint callback: the model,
+sequence and optimizer are the paper's. Parameters, gradients and AdamW state are ~6 GB; the checkpoint callback
+(`BufferedCheckpoint`) holds an in-memory CPU copy of parameters + optimizer state for best and for last, ~9 GB
+more: with it, micro-batch 1 peaked at 18.8 GB RSS (AdamW, 96 s CPU) and DeltaAdamW was killed for memory at
+19.2 GB. Without it, measured alone on the shared 2-core 23 GB machine (`/usr/bin/time -v pytest -m slow -k
+<preset>`, one process each, 2026-11-30): AdamW peak RSS 10.1 GB, 72 s of CPU (65 user + 7 sys), 2.5 min
+wall; DeltaAdamW peak RSS 13.7 GB, 109 s of CPU (91 + 18), 4.5 min wall. Check `free -g` first: ~14 GB must be free."""
 
 from __future__ import annotations
 
@@ -34,12 +43,13 @@ from tests.conftest import DATA_ROOT
 PRESETS = sorted(p.relative_to(CONF_DIR / "experiment").with_suffix("").as_posix()
                  for p in (CONF_DIR / "experiment").rglob("*.yaml"))
 SMALL_BATCH = 2
+LARGE = {"deltamomentum/fineweb_370m_adamw", "deltamomentum/fineweb_370m_delta"}  # micro-batch 1, no checkpoint
 TWO_STEPS = ["device=cpu", "logger=none", "print_config=false", "test_after_fit=false", *(f"++trainer.{k}={v}" for k, v in {
     "max_epochs": 1, "max_steps": 2, "limit_train_batches": 2, "limit_val_batches": 1, "num_sanity_val_steps": 0,
     "val_check_interval": "null", "check_val_every_n_epoch": 1, "accumulate_grad_batches": 1,
     "enable_progress_bar": "false", "enable_model_summary": "false"}.items())]
 # Over ~15 s of CPU each (two steps + one val batch, measured on the shared 2-core machine): `make test-slow`.
-SLOW = {"deltamomentum/fineweb_370m_adamw", "deltamomentum/fineweb_370m_delta",  # minutes, ~6 GB
+SLOW = {"deltamomentum/fineweb_370m_adamw", "deltamomentum/fineweb_370m_delta",  # minutes, GBs: see the docstring
         "deltamomentum/fineweb_67m_adamw", "deltamomentum/fineweb_67m_delta",  # ~23 s each
         "degbins/nyuv2_x4", "degbins/nyuv2_x8", "degbins/nyuv2_x16",  # 17-50 s: 480x640 validation images
         "apt/nyuv2",  # SegNet-MTAN at 288x384
@@ -49,7 +59,8 @@ SLOW = {"deltamomentum/fineweb_370m_adamw", "deltamomentum/fineweb_370m_delta", 
 
 NEEDS = {"deepfakegenome/dfg_open_set": STAND_IN_SPLIT}  # what its reproduce target takes from the user (DFG_SPLIT)
 NO_STEPS = ["++trainer.max_steps=0"]  # the prior-collapse analysis takes no optimizer step (it refuses any)
-KEEP = {"dag_gp/chain_prior": NO_STEPS, "dag_gp/chain_prior_paper": NO_STEPS}
+KEEP = {"dag_gp/chain_prior": NO_STEPS, "dag_gp/chain_prior_paper": NO_STEPS,
+        **{name: ["~callbacks.model_checkpoint"] for name in LARGE}}
 
 
 def two_step_config(name: str, tmp_path: Path):
@@ -57,7 +68,7 @@ def two_step_config(name: str, tmp_path: Path):
     overrides = [f"experiment={name}", *NEEDS.get(name, []), *TWO_STEPS, *data_dir, *KEEP.get(name, [])]
     cfg = fake_config(compose(overrides, output_dir=tmp_path))
     with open_dict(cfg):
-        set_batch_size(cfg.data, SMALL_BATCH)
+        set_batch_size(cfg.data, 1 if name in LARGE else SMALL_BATCH)
         if cfg.task.get("cv_folds"):  # k folds cannot split two batches of two rows; tests/core/test_sklearn_selection.py covers CV
             cfg.task.cv_folds, cfg.task.threshold_from = 0, None
     return cfg
@@ -80,7 +91,7 @@ def test_preset_two_steps_on_fake_data(name, tmp_path, smaller_dfg):
     except DatasetNotFoundError as err:  # a later stage whose earlier stage's runs are absent, or shared data absent
         pytest.skip(f"input absent: {err}")
     assert (tmp_path / "metrics.json").exists()
-    validates = (name not in KEEP and not cfg.task.get("_target_", "").endswith("SklearnEstimatorTask")
+    validates = (KEEP.get(name) != NO_STEPS and not cfg.task.get("_target_", "").endswith("SklearnEstimatorTask")
                  and cfg.data.get("val_fraction") != 0 and not str(cfg.monitor.metric).startswith("train/"))
     assert any(k.startswith("val/") for k in metrics) or not validates, f"no validation metric: {sorted(metrics)}"
 

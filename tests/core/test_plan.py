@@ -9,6 +9,7 @@ import pytest
 
 from reprolab import plan as P
 from reprolab.config import REPO_ROOT
+from reprolab.plan_measure import step_config
 
 sys.path.insert(0, str(REPO_ROOT / "scripts" / "bench"))
 import gpu_check_plan as G  # noqa: E402
@@ -32,9 +33,10 @@ def test_estimate_scales_the_two_measured_batches_linearly():
            "optimizer_state_bytes": 800}
     two = {**one, "flops": 16.0, "activation_bytes": 1600.0}
     paper = {"micro_batch": 64, "accumulate": 8, "steps": 1000, "precision": "bf16-mixed", "matmul_precision": "high"}
-    e = P.estimate(one, two, paper)
+    e = P.estimate(one, two, paper, activation_factor=0.5)
     assert e["flops_per_step"] == (4 + 6 * 64) * 8
     assert e["activation_gb"] == pytest.approx((400 + 600 * 64) * 0.5 / 1e9)
+    assert P.estimate(one, two, paper)["activation_gb"] == pytest.approx((400 + 600 * 64) / 1e9)  # measured: as is
     assert e["memory_gb"] == pytest.approx((2 * 400 + 800) / 1e9 + e["activation_gb"])
     assert e["step_s_H100"] == 800 * P.LAUNCH_S  # 3104 FLOPs are nothing: the launches bound the step
     assert e["hours_H100"] == pytest.approx(1000 * 800 * P.LAUNCH_S / 3600)
@@ -51,6 +53,29 @@ def test_measured_step_counts_the_mlp_matmuls_by_hand():
     assert one["params"] == 64 * 64 + 64 + 64 * 64 + 64 + 64 * 10 + 10
     assert one["optimizer_state_bytes"] >= 2 * one["param_bytes"]  # Adam's two moments
     assert two["activation_bytes"] > one["activation_bytes"] > 0 and one["ops"] > 0
+    assert one["activation_bytes"] < one["param_bytes"]  # the weights autograd saves are parameters, not activations
+    assert "bfloat16" not in one["activation_bytes_by_dtype"] and one["activation_bytes_by_dtype"]["float32"] > 0
+
+
+def test_bf16_step_counts_what_autocast_keeps_by_dtype():
+    """Under CPU bf16 autocast the matmul inputs (and bf16 copies of the weights) are saved in bf16, the
+    log-softmax of the cross entropy in fp32: the bytes are measured, not fp32 halved."""
+    fp32 = P.measure_step("probes/digits_source_a_cpu", [], 2)
+    bf16 = P.measure_step("probes/digits_source_a_cpu", [], 2, "bf16-mixed")
+    by_dtype = bf16["activation_bytes_by_dtype"]
+    assert by_dtype.get("bfloat16", 0) > 0 and by_dtype.get("float32", 0) > 0, by_dtype
+    assert bf16["flops"] == fp32["flops"]  # autocast changes the dtype, not the FLOPs
+    per_sample = {k: P.measure_step("probes/digits_source_a_cpu", [], 4, k)["activation_bytes"] - m["activation_bytes"]
+                  for k, m in (("bf16-mixed", bf16), (None, fp32))}
+    assert 0 < per_sample["bf16-mixed"] < per_sample[None]
+
+
+def test_jobs_without_a_step_or_with_an_earlier_stage():
+    assert P.takes_no_step("dag_gp/chain_prior_paper", []) and P.takes_no_step("degradequery/rf_tuple", [])
+    assert not P.takes_no_step("probes/digits_source_a_cpu", [])
+    posthoc = step_config("heteroskedastic/qm9_posthoc", ["task.layers=all"], 2)
+    assert Path(posthoc.task.mean_ckpt).is_file()  # the mean network at initialisation stands in for stage 1
+    assert step_config("degradequery/main", [], 2).task.pretrained_ckpt is None
 
 
 def test_paper_schedule_reads_max_steps_or_epochs_times_the_fake_split():
@@ -82,13 +107,51 @@ def test_gpu_check_compares_measured_with_planned():
         G.predicted({"targets": {}}, "H100")
 
 
-def test_the_committed_plan_covers_every_reproduce_target():
+def committed_plan() -> dict:
+    import json
+
     plan_file = Path(REPO_ROOT / "plan.json")
     if not plan_file.is_file():
         pytest.skip("no plan.json yet (make plan)")
+    return json.loads(plan_file.read_text())["targets"]
+
+
+def test_the_committed_plan_has_every_reproduce_target_and_its_jobs():
+    """plan.json has an entry for every `reproduce-*` target, and its jobs are the ones the target runs now
+    (`make -n`): a new target or preset fails here until `make plan` reruns."""
+    plan = committed_plan()
+    assert set(plan) == set(P.reproduce_targets())
+    for target, entry in plan.items():
+        planned = [(j["preset"], j["overrides"], j["runs"]) for j in entry["jobs"]]
+        assert planned == [(j["preset"], j["overrides"], j["runs"]) for j in P.target_jobs(target)], target
+
+
+@pytest.mark.xfail(strict=True, reason="the 2026-11-30 make plan did not finish on the shared 2-core machine (load ~35, "
+                   "memory full): DegradeQuery, heteroskedastic post-hoc/end-to-end, the probes transfer's new jobs and the 370M "
+                   "LMs are unmeasured; rerun make plan, then drop this mark")
+def test_every_job_of_the_committed_plan_is_measured():
+    unmeasured = {t: [j["preset"] for j in e["jobs"] if "error" in j] for t, e in committed_plan().items()}
+    assert {t: v for t, v in unmeasured.items() if v} == {}
+
+
+def test_an_interrupted_plan_keeps_earlier_numbers_flagged_stale(tmp_path):
+    """Numbers from another method stay, marked stale, until their job is measured again; a job measured
+    the current way (here in a merged file) replaces them; a job in neither is listed as not measured."""
     import json
 
-    assert set(json.loads(plan_file.read_text())["targets"]) == set(P.reproduce_targets())
+    job = {"preset": "a", "overrides": [], "runs": 2, "hours_H100": 1.0, "hours_H200": 1.0, "memory_gb": 3.0}
+    (tmp_path / "plan.json").write_text(json.dumps({"assumptions": {"method": "older"}, "targets": {
+        "t": P.summarise([job]), "u": P.summarise([{**job, "preset": "b"}]),
+        "v": P.summarise([{"preset": "c", "overrides": [], "runs": 1, "error": "killed"}])}}))
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps({"assumptions": P.assumptions(), "targets": {"u": P.summarise([{**job, "preset": "b",
+                                                                                               "hours_H100": 2.0}])}}))
+    plan = P.build_plan([], tmp_path, merge=(newer,), measure=False)["targets"]
+    assert plan["t"]["stale"] and plan["t"]["jobs"][0]["stale"] == P.STALE and plan["t"]["gpu_hours_H100"] == 2.0
+    assert not plan["u"]["stale"] and plan["u"]["gpu_hours_H100"] == 4.0
+    assert not plan["v"]["complete"] and "not measured" in plan["v"]["jobs"][0]["error"]
+    assert "earlier method" in P.help_line("t", plan["t"]) and "earlier method" not in P.help_line("u", plan["u"])
+    assert json.loads((tmp_path / "plan.json").read_text())["assumptions"] == P.assumptions()
 
 
 def test_help_line_sums_runs_and_marks_partial_or_unmeasured_targets():
@@ -98,3 +161,7 @@ def test_help_line_sums_runs_and_marks_partial_or_unmeasured_targets():
     partial = P.help_line("t", P.summarise([done, failed]))
     assert partial.startswith("3 runs, ≥ 3.0 h on one H100") and "some jobs unmeasured" in partial
     assert "not measured" in P.help_line("t", P.summarise([failed]))
+    assert P.help_line("t", P.summarise([{**done, "device": "cpu"}])).endswith("per GPU (its presets say device=cpu)")
+    cpu = {"preset": "c", "overrides": [], "runs": 4, "cpu_s_per_run": 900.0}
+    assert P.help_line("t", P.summarise([cpu])) == "4 runs, 1.0 h of CPU (runs without a GPU)"
+    assert P.help_line("t", P.summarise([done, cpu])).endswith("≤ 3.0 GB per GPU, 1.0 h of CPU (runs without a GPU)")
