@@ -101,10 +101,14 @@ def flatten(cfg: DictConfig | ListConfig, prefix: str = "") -> dict[str, Any]:
         if isinstance(node, DictConfig) and not node._is_interpolation() and not node._is_none():
             out.update(flatten(node, prefix=f"{name}."))
             continue
+        raw = node._value()
+        if isinstance(raw, str) and "${hydra:" in raw:  # another run's runtime would answer, if any is live
+            out[name] = raw
+            continue
         try:
             value = cfg[key]
-        except Exception:  # unresolvable here (needs Hydra's runtime or a missing resolver)
-            value = node._value()
+        except Exception:  # unresolvable here (a missing resolver)
+            value = raw
         if isinstance(value, DictConfig | ListConfig):
             value = _freeze(OmegaConf.to_container(value, resolve=False))
         out[name] = value
