@@ -37,11 +37,13 @@ claim-degbins: ## CPU claim check through the trainer: bins (1/2/3 stages) vs re
 	$(CLAIMS) degbins
 
 claim-degbins-long: ## The same at x8 with 4x the steps and 2x the batch, bins (1/3 stages) vs regression, 6 seeds -> RESULTS.md block + claims (~30 CPU-min on 1 thread)
-	-$(DEGBINS_CLAIM) experiment=degbins/claim_cpu_long model.head=bins model.stages=1,3 seed=$(DEGBINS_LONG_SEEDS) \
+	-$(DEGBINS_CLAIM) experiment=degbins/claim_cpu_long model.head=bins model.stages=1 seed=$(DEGBINS_LONG_SEEDS) \
 	  hydra.sweep.dir=logs/claims/degbins/long_bins
+	-$(DEGBINS_CLAIM) experiment=degbins/claim_cpu_long model.head=bins model.stages=3 seed=$(DEGBINS_LONG_SEEDS) \
+	  hydra.sweep.dir=logs/claims/degbins/long_bins3
 	-$(DEGBINS_CLAIM) experiment=degbins/claim_cpu_long model.head=regression model.stages=1 seed=$(DEGBINS_LONG_SEEDS) \
 	  hydra.sweep.dir=logs/claims/degbins/long_regression
-	$(TABLE) logs/claims/degbins/long_bins logs/claims/degbins/long_regression $(DEGBINS_CLAIM_TABLE) \
+	$(TABLE) logs/claims/degbins/long_bins logs/claims/degbins/long_bins3 logs/claims/degbins/long_regression $(DEGBINS_CLAIM_TABLE) \
 	  --name long --results experiments/degbins/RESULTS.md
 	$(CLAIMS) degbins
 
