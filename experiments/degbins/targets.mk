@@ -28,11 +28,13 @@ DEGBINS_CLAIM_TABLE = --group-by data.scale model.head model.stages \
   --metric test/rmse_lu test/rmse_middlebury_heldout test/gain_lu test/gain_middlebury_heldout --curve val/rmse
 
 claim-degbins: ## CPU claim check through the trainer: bins (1/2/3 stages) vs regression, x4/x8/x16, 200 steps, 3 seeds, Lu + held-out Middlebury -> RESULTS.md block + claims (7 CPU-min on 1 thread, measured)
-	-$(DEGBINS_CLAIM) experiment=degbins/claim_cpu data.scale=4,8,16 model.head=bins model.stages=1,2,3 seed=0,1,2 \
+	-$(DEGBINS_CLAIM) experiment=degbins/claim_cpu data.scale=4,8 model.head=bins model.stages=1,2,3 seed=0,1,2 \
 	  hydra.sweep.dir=logs/claims/degbins/claim_bins
+	-$(DEGBINS_CLAIM) experiment=degbins/claim_cpu data.scale=16 model.head=bins model.stages=1,2,3 seed=0,1,2 \
+	  hydra.sweep.dir=logs/claims/degbins/claim_bins_x16
 	-$(DEGBINS_CLAIM) experiment=degbins/claim_cpu data.scale=4,8,16 model.head=regression model.stages=1 seed=0,1,2 \
 	  hydra.sweep.dir=logs/claims/degbins/claim_regression
-	$(TABLE) logs/claims/degbins/claim_bins logs/claims/degbins/claim_regression $(DEGBINS_CLAIM_TABLE) \
+	$(TABLE) logs/claims/degbins/claim_bins logs/claims/degbins/claim_bins_x16 logs/claims/degbins/claim_regression $(DEGBINS_CLAIM_TABLE) \
 	  --name claim --results experiments/degbins/RESULTS.md
 	$(CLAIMS) degbins
 
