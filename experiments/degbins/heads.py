@@ -48,7 +48,7 @@ class _StagedHead(nn.Module):
 class BinsHead(_StagedHead):
     """Multi-stage adaptive depth bins; returns per-stage residuals and the last stage's bins."""
 
-    def __init__(self, channels: int, num_bins: int = 16, stages: int = 3, residual_range: float = 1.0,
+    def __init__(self, channels: int, num_bins: int = 16, stages: int = 3, residual_range: float = 0.1,
                  range_scale: float = 3.0, min_range: float = 1e-3, detach_range: bool = True):
         super().__init__(channels, num_bins, stages, residual_range)
         self.range_scale, self.min_range, self.detach_range = range_scale, min_range, detach_range
@@ -80,7 +80,7 @@ class BinsHead(_StagedHead):
 class RegressionHead(_StagedHead):
     """The plain additive head: each stage adds a regressed correction to the residual."""
 
-    def __init__(self, channels: int, num_bins: int = 16, stages: int = 1, residual_range: float = 1.0):
+    def __init__(self, channels: int, num_bins: int = 16, stages: int = 1, residual_range: float = 0.1):
         super().__init__(channels, num_bins, stages, residual_range)
         self.readout = nn.Conv2d(2 * num_bins, 1, 1, bias=False)
 

@@ -28,20 +28,24 @@ DEGBINS_CLAIM_TABLE = --group-by data.scale model.head model.stages \
   --metric test/rmse_lu test/rmse_middlebury_heldout test/gain_lu test/gain_middlebury_heldout --curve val/rmse
 
 claim-degbins: ## CPU claim check through the trainer: bins (1/2/3 stages) vs regression, x4/x8/x16, 200 steps, 3 seeds, Lu + held-out Middlebury -> RESULTS.md block + claims (7 CPU-min on 1 thread, measured)
-	-$(DEGBINS_CLAIM) experiment=degbins/claim_cpu data.scale=4,8,16 model.head=bins model.stages=1,2,3 seed=0,1,2 \
+	-$(DEGBINS_CLAIM) experiment=degbins/claim_cpu data.scale=4,8 model.head=bins model.stages=1,2,3 seed=0,1,2 \
 	  hydra.sweep.dir=logs/claims/degbins/claim_bins
+	-$(DEGBINS_CLAIM) experiment=degbins/claim_cpu data.scale=16 model.head=bins model.stages=1,2,3 seed=0,1,2 \
+	  hydra.sweep.dir=logs/claims/degbins/claim_bins_x16
 	-$(DEGBINS_CLAIM) experiment=degbins/claim_cpu data.scale=4,8,16 model.head=regression model.stages=1 seed=0,1,2 \
 	  hydra.sweep.dir=logs/claims/degbins/claim_regression
-	$(TABLE) logs/claims/degbins/claim_bins logs/claims/degbins/claim_regression $(DEGBINS_CLAIM_TABLE) \
+	$(TABLE) logs/claims/degbins/claim_bins logs/claims/degbins/claim_bins_x16 logs/claims/degbins/claim_regression $(DEGBINS_CLAIM_TABLE) \
 	  --name claim --results experiments/degbins/RESULTS.md
 	$(CLAIMS) degbins
 
 claim-degbins-long: ## The same at x8 with 4x the steps and 2x the batch, bins (1/3 stages) vs regression, 6 seeds -> RESULTS.md block + claims (~30 CPU-min on 1 thread)
-	-$(DEGBINS_CLAIM) experiment=degbins/claim_cpu_long model.head=bins model.stages=1,3 seed=$(DEGBINS_LONG_SEEDS) \
+	-$(DEGBINS_CLAIM) experiment=degbins/claim_cpu_long model.head=bins model.stages=1 seed=$(DEGBINS_LONG_SEEDS) \
 	  hydra.sweep.dir=logs/claims/degbins/long_bins
+	-$(DEGBINS_CLAIM) experiment=degbins/claim_cpu_long model.head=bins model.stages=3 seed=$(DEGBINS_LONG_SEEDS) \
+	  hydra.sweep.dir=logs/claims/degbins/long_bins3
 	-$(DEGBINS_CLAIM) experiment=degbins/claim_cpu_long model.head=regression model.stages=1 seed=$(DEGBINS_LONG_SEEDS) \
 	  hydra.sweep.dir=logs/claims/degbins/long_regression
-	$(TABLE) logs/claims/degbins/long_bins logs/claims/degbins/long_regression $(DEGBINS_CLAIM_TABLE) \
+	$(TABLE) logs/claims/degbins/long_bins logs/claims/degbins/long_bins3 logs/claims/degbins/long_regression $(DEGBINS_CLAIM_TABLE) \
 	  --name long --results experiments/degbins/RESULTS.md
 	$(CLAIMS) degbins
 

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from experiments.degbins.heads import bin_centers, entropy
+from experiments.degbins.heads import BinsHead, bin_centers, entropy
 from experiments.degbins.model import DegBinsNet, count_parameters, stage_loss
 
 TINY = dict(channels=8, dilations=(1, 2), num_bins=8)
@@ -39,7 +39,7 @@ def test_zero_initialised_heads_start_at_the_bicubic_prediction_and_stages_narro
             assert torch.allclose(d, out["up"], atol=1e-6)
     out = DegBinsNet(head="bins", stages=3, **TINY)(rgb, lr)
     halves = [r.max().item() for r in out["ranges"]]
-    assert halves[0] == pytest.approx(1.0) and halves[1] <= halves[0] and halves[2] <= halves[1]
+    assert halves[0] == pytest.approx(0.1) and halves[1] <= halves[0] and halves[2] <= halves[1]
     assert out["entropy"].shape == (2, 1, 32, 32)
 
 
@@ -60,6 +60,18 @@ def test_a_few_steps_reduce_the_loss_on_a_fixed_batch(head):
         opt.step()
         losses.append(loss.item())
     assert losses[-1] < 0.7 * losses[0]
+
+
+@pytest.mark.parametrize("residual_range", [1.0, 0.1])
+def test_the_bins_output_gain_is_the_bin_range(residual_range):
+    """At uniform bins (the zero start), sum_k |dr/dl_k| = mean_k |c_k| = R/2 over the probability logits and
+    (2R/N^2) sum_j |(N+1)/2 - j| = R/2 over the width logits: a coherent Adam step on the logits moves r by
+    about R * lr, so R sets the head's step in depth units (README, "Bin range")."""
+    head = BinsHead(channels=4, num_bins=16, stages=1, residual_range=residual_range)
+    residual = head(torch.zeros(1, 4, 1, 1))["residuals"][0].sum()
+    (grad,) = torch.autograd.grad(residual, head.out.bias)
+    assert float(grad[16:].abs().sum()) == pytest.approx(residual_range / 2, rel=1e-5)
+    assert float(grad[:16].abs().sum()) == pytest.approx(residual_range / 2, rel=1e-5)
 
 
 def test_errors():
