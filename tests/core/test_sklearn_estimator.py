@@ -91,3 +91,15 @@ def test_configuration_errors():
 def test_batch_features_flatten_and_concatenate_keys():
     batch = {"a": torch.ones(2, 2, 2), "b": torch.tensor([3, 4])}
     assert BatchFeatures(["a", "b"])(batch).tolist() == [[1] * 4 + [3], [1] * 4 + [4]]
+
+
+def test_a_search_estimator_logs_its_numeric_choice(tmp_path):
+    from sklearn.model_selection import GridSearchCV
+
+    data = TinyBinary()
+    search = GridSearchCV(LogisticRegression(), {"C": [1e-4, 10.0], "fit_intercept": [True, False]}, scoring="roc_auc", cv=3)
+    fit_trainer = trainer(tmp_path)
+    fit_trainer.fit(make_task(search), datamodule=data)
+    by_hand = GridSearchCV(**search.get_params(deep=False)).fit(*(t.numpy() for t in data.parts["train"]))
+    assert float(fit_trainer.callback_metrics["cv/best_C"]) == pytest.approx(by_hand.best_params_["C"])
+    assert float(fit_trainer.callback_metrics["cv/best_fit_intercept"]) == float(by_hand.best_params_["fit_intercept"])

@@ -10,7 +10,8 @@ and one `reprolab-table`.
 Without a validation carve (`data.val_fraction=0` where a datamodule allows it) the estimator is fitted on every
 training row; `cv_folds` > 0 then gives it held-out scores all the same (`cv/auroc`, ...: out-of-fold predictions
 on the training rows, `sklearn_selection.py`) to compare configurations on, and `threshold_from` (`cv` | `val`)
-picks a decision threshold on those held-out scores, never on test (`test/accuracy_at_threshold`).
+picks a decision threshold on those held-out scores, never on test (`test/accuracy_at_threshold`). A search
+estimator (e.g. `GridSearchCV`, which chooses on CV inside its fit) logs its numeric choice as `cv/best_<param>`.
 
 Nothing is pickled into the checkpoint: a fitted estimator is rebuilt by refitting (its `random_state` comes
 from the run's seed, so the refit is the same model), which a checkpoint loaded elsewhere (`reprolab-eval`)
@@ -107,6 +108,8 @@ class SklearnEstimatorTask(L.LightningModule):
                 self.selection["cv/threshold"] = accuracy_threshold(oof, labels)
         self.estimator = clone(self.estimator).fit(features, labels)
         self.fitted = True
+        best = getattr(self.estimator, "best_params_", None) or {}  # a search estimator (GridSearchCV): its choice
+        self.selection.update({f"cv/best_{k}": float(v) for k, v in best.items() if isinstance(v, int | float)})
 
     def _ensure_fitted(self) -> None:
         """Fit on what the training epoch gathered; when nothing was gathered (a loaded checkpoint), refit from

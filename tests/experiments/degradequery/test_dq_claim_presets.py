@@ -15,8 +15,13 @@ from reprolab.config import CONF_DIR, REPO_ROOT, compose
 from reprolab.errors import ConfigError
 from reprolab.train import run
 
-ARMS = ["main", "no_pretrain", "molecule_only", "rf_tuple", "gbm_tuple", "rf_molecule", "lgbm_tuple", "main_refit"]
-SMALL = {"rf_tuple": ["model.estimator.n_estimators=5"], "rf_molecule": ["model.n_estimators=5"], "lgbm_tuple": ["model.n_estimators=5"]}
+ARMS = ["main", "no_pretrain", "molecule_only", "rf_tuple", "gbm_tuple", "rf_molecule", "lgbm_tuple", "main_refit",
+        "xgb_tuple", "cat_tuple", "stack_tuple"]
+SMALL = {"rf_tuple": ["model.estimator.n_estimators=5"], "rf_molecule": ["model.n_estimators=5"], "lgbm_tuple": ["model.n_estimators=5"],
+         "xgb_tuple": ["model.estimator.n_estimators=5", "task.cv_folds=2"],
+         "cat_tuple": ["model.estimator.iterations=5", "task.cv_folds=2"],
+         "stack_tuple": ["task.cv_folds=2"] + [f"model.estimators.{name}.{key}=5" for name, key in (("forest", "estimator.n_estimators"),
+                         ("boosting", "_args_.1.max_iter"), ("lightgbm", "n_estimators"), ("xgboost", "n_estimators"))]}
 TARGETS = (REPO_ROOT / "experiments" / "degradequery" / "targets.mk").read_text()
 
 
@@ -34,9 +39,11 @@ def test_claim_arm_runs_one_batch_through_the_trainer(arm, protac8k_dir, tmp_pat
     metrics = run(cfg)
     assert {"test/auroc", "test/accuracy", "test/f1_macro"} <= set(metrics)
     assert metrics["setting"] == arm and (tmp_path / "metrics.json").is_file()
-    if arm in ("main", "rf_tuple", "lgbm_tuple"):  # a threshold chosen on validation (networks) or CV (estimators)
+    if arm in ("main", "rf_tuple", "lgbm_tuple", "xgb_tuple", "stack_tuple"):  # a threshold chosen on validation (networks) or CV (estimators)
         assert 0 < metrics["val/threshold" if arm == "main" else "cv/threshold"] < 1
         assert {"test/accuracy_at_threshold", "test/oracle_accuracy"} <= set(metrics)
+    if arm in ("xgb_tuple", "cat_tuple"):  # the grid point chosen on CV inside the fit is logged
+        assert {"cv/best_max_depth", "cv/best_learning_rate"} <= set(metrics) if arm == "xgb_tuple" else "cv/best_depth" in metrics
     if arm == "main_refit":
         assert metrics["refit/epochs"] == 2 and "val/auroc" not in metrics
 

@@ -8,12 +8,17 @@ import lightning as L
 import numpy as np
 import pytest
 import torch
+from hydra.utils import instantiate
 from lightning.pytorch.demos.boring_classes import BoringModel
 from omegaconf import OmegaConf
+from sklearn.ensemble import StackingClassifier
 from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold
+from sklearn.tree import DecisionTreeClassifier
 
-from experiments.degradequery.boosting import lightgbm_classifier
+from experiments.degradequery import boosting
 from experiments.degradequery.datamodule import Protac8KDataModule
+from experiments.degradequery.ensemble import FoldStack, named
 from experiments.degradequery.features import NamesSeenInTraining, TupleFingerprintFeatures
 from experiments.degradequery.mol_tables import mol_tables
 from experiments.degradequery.refit import EpochsOfSelection, selected_epochs
@@ -116,7 +121,48 @@ def test_refit_takes_the_epoch_count_of_the_selected_checkpoint(tmp_path):
     assert trainer.current_epoch == 3 and float(trainer.callback_metrics["refit/epochs"]) == 3
 
 
-def test_lightgbm_missing_is_one_line(monkeypatch):
-    monkeypatch.setitem(sys.modules, "lightgbm", None)
-    with pytest.raises(ConfigError, match=r"pip install -e '\.\[degradequery\]'"):
-        lightgbm_classifier(n_estimators=3)
+@pytest.mark.parametrize("option", ["lightgbm", "xgboost", "catboost"])
+def test_boosting_library_missing_is_one_line(option, monkeypatch):
+    monkeypatch.setitem(sys.modules, option, None)
+    with pytest.raises(ConfigError, match=rf"model={option} needs {option}: pip install -e '\.\[degradequery\]'"):
+        getattr(boosting, f"{option}_classifier")()
+
+
+@pytest.mark.parametrize("arm", ["xgb_tuple", "cat_tuple", "stack_tuple"])
+def test_search_arms_change_only_the_model_of_rf_tuple(arm, tmp_path):
+    a, b = (_flat(compose([f"experiment=degradequery/{p}"], output_dir=tmp_path)) for p in (arm, "rf_tuple"))
+    changed = {k for k in set(a) | set(b) if a.get(k) != b.get(k)} - {"setting", "tags"}
+    assert changed and all(k.startswith("model.") for k in changed)
+    model = instantiate(compose([f"experiment=degradequery/{arm}", "seed=7"], output_dir=tmp_path).model)
+    if arm == "stack_tuple":
+        assert [name for name, _ in model.estimators] == ["forest", "boosting", "lightgbm", "xgboost"]
+        assert model.cv_folds == 3 and model.seed == 7 and model.estimators[0][1].estimator.n_estimators == 300
+    else:  # every grid key is a parameter of the estimator, and the inner folds are seeded by the run
+        assert set(model.param_grid) <= set(model.estimator.get_params()) and model.cv.random_state == 7
+
+
+def _two_classes(n=90, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 4))
+    return x, (x[:, 0] + 0.7 * rng.normal(size=n) > 0).astype(int)
+
+
+def test_fold_stack_is_scikit_learns_stack_on_seeded_stratified_folds():
+    x, y = _two_classes()
+    bases = {"tree": DecisionTreeClassifier(max_depth=2, random_state=0), "logistic": LogisticRegression()}
+    ours = FoldStack(named(**bases), LogisticRegression(), cv_folds=3, seed=5).fit(x, y)
+    reference = StackingClassifier(list(bases.items()), final_estimator=LogisticRegression(), stack_method="predict_proba",
+                                   cv=StratifiedKFold(3, shuffle=True, random_state=5)).fit(x, y)
+    np.testing.assert_allclose(ours.predict_proba(x), reference.predict_proba(x))
+    np.testing.assert_allclose(ours.final_estimator_.coef_, reference.final_estimator_.coef_)
+
+
+def test_fold_stack_shrinks_its_folds_to_the_rows_it_has():
+    x, y = _two_classes(12)
+    y[:] = 0
+    y[:2] = 1  # two rows of the rare class: two folds, not three
+    stack = FoldStack(named(logistic=LogisticRegression()), LogisticRegression(), cv_folds=3).fit(x, y)
+    assert stack.cv.n_splits == 2
+    y[1] = 0  # one row: in-sample probabilities, with a warning
+    with pytest.warns(UserWarning, match="1 training row"):
+        FoldStack(named(logistic=LogisticRegression()), LogisticRegression(), cv_folds=3).fit(x, y)
