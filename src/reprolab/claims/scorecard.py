@@ -48,7 +48,7 @@ def render_scorecard(sources: Sequence[str | Path] | None = None) -> str:
         for claim in claims_file.claims:
             entry = recorded.get(claim.id) or {"id": claim.id, "verdict": "not run", "n": 0}
             counts[entry["verdict"]] = counts.get(entry["verdict"], 0) + 1
-            commits = ", ".join(c[:9] + ("+dirty" if c.endswith("+dirty") else "") for c in entry.get("commits") or [])
+            commits = ", ".join(c[:9] + (c[c.index("+"):] if "+" in c else "") for c in entry.get("commits") or [])
             rows.append("| " + " | ".join([
                 f"`{claim.id}`: {claim.claim}", describe(claim), fmt(claim.paper_value), bar_text(claim),
                 ours_text(entry), str(entry.get("n") or 0), claim.scale, verdict_text(entry), commits or "—",
