@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from torch.utils.data import BatchSampler, DataLoader, RandomSampler, SequentialSampler, TensorDataset
+from torch.utils.data import TensorDataset
 
 from experiments.apt.loaders import SplitDataModule
 from experiments.apt.problems import Problem
+from reprolab.data.tensor_loader import tensor_loader
 
 
 class ProblemDataModule(SplitDataModule):
@@ -32,7 +33,5 @@ class ProblemDataModule(SplitDataModule):
 
     def make_loader(self, dataset, shuffle: bool):
         if shuffle:
-            sampler = BatchSampler(RandomSampler(dataset), self.batch_size, drop_last=True)
-        else:
-            sampler = BatchSampler(SequentialSampler(dataset), self.eval_batch_size, drop_last=False)
-        return DataLoader(dataset, sampler=sampler, batch_size=None)
+            return tensor_loader(dataset, self.batch_size, shuffle=True, drop_last=True)
+        return tensor_loader(dataset, self.eval_batch_size)

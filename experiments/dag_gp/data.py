@@ -14,6 +14,7 @@ from torch.utils.data import DataLoader, TensorDataset
 from experiments.dag_gp.functions import collider, forrester_high, forrester_low
 from reprolab.data.fake import real_setup
 from reprolab.data.tables import read_numeric_csv
+from reprolab.data.tensor_loader import tensor_loader
 from reprolab.errors import ConfigError, DatasetNotFoundError
 
 
@@ -54,7 +55,7 @@ class RowsDataModule(L.LightningDataModule):
         return len(self.splits["train"][0])
 
     def _loader(self, name: str, batch_size: int, shuffle: bool) -> DataLoader:
-        return DataLoader(TensorDataset(*self.splits[name]), batch_size=batch_size, shuffle=shuffle, drop_last=False)
+        return tensor_loader(TensorDataset(*self.splits[name]), batch_size, shuffle=shuffle)
 
     def train_dataloader(self):
         return self._loader("train", self.batch_size, True)

@@ -15,6 +15,7 @@ import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 from experiments.probes.full_batch import FullBatchSplits
+from reprolab.data.tensor_loader import tensor_loader
 from reprolab.errors import ConfigError
 
 
@@ -73,4 +74,4 @@ class SyntheticProbeDataModule(FullBatchSplits):
 
     def _loader(self, split: str) -> DataLoader:
         x, y = self.splits[split]
-        return DataLoader(TensorDataset(x, y), batch_size=len(y))   # full batch: probes are convex/small fits
+        return tensor_loader(TensorDataset(x, y), len(y))   # full batch: probes are convex/small fits
