@@ -19,6 +19,7 @@ A target that needs a make variable from its user (DFG's open-set split) is meas
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import logging
 import math
@@ -159,6 +160,15 @@ def activation_method(paper: dict) -> str:
         else "measured, fp32"
 
 
+def measure_step_freed(preset: str, overrides: list[str], batch: int, precision: str | None = None) -> dict:
+    """`measure_step`, its trainer's reference cycles collected before the next measurement allocates: the first
+    step's model and optimizer state are freed (370M DeltaAdamW: peak RSS 12.6 GB; without it, killed at 18.8 GB)."""
+    try:
+        return measure_step(preset, overrides, batch, precision)
+    finally:
+        gc.collect()
+
+
 def plan_job(preset: str, overrides: list[str]) -> dict:
     try:
         if takes_no_step(preset, overrides):
@@ -168,12 +178,12 @@ def plan_job(preset: str, overrides: list[str]) -> dict:
         method, factor = activation_method(paper), 1.0
         precision = "bf16-mixed" if method.endswith("autocast") else None
         try:
-            one, two = (measure_step(preset, overrides, b, precision) for b in batches)
+            one, two = (measure_step_freed(preset, overrides, b, precision) for b in batches)
         except Exception as err:  # noqa: BLE001 — an op without a CPU bf16 kernel: fp32 bytes, halved, and said so
             if not precision:
                 raise
             method, factor = f"fp32 × {BF16_ACTIVATIONS} (assumed: CPU bf16 step failed: {type(err).__name__})", BF16_ACTIVATIONS
-            one, two = (measure_step(preset, overrides, b) for b in batches)
+            one, two = (measure_step_freed(preset, overrides, b) for b in batches)
     except Exception as err:  # noqa: BLE001 — a job that cannot be measured is reported, the others go on
         return {"preset": preset, "overrides": overrides, "error": f"{type(err).__name__}: {str(err).splitlines()[0][:200]}"}
     return {"preset": preset, "overrides": overrides, **paper, **estimate(one, two, paper, batches, factor),

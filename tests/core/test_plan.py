@@ -75,7 +75,9 @@ def test_jobs_without_a_step_or_with_an_earlier_stage():
     assert not P.takes_no_step("probes/digits_source_a_cpu", [])
     posthoc = step_config("heteroskedastic/qm9_posthoc", ["task.layers=all"], 2)
     assert Path(posthoc.task.mean_ckpt).is_file()  # the mean network at initialisation stands in for stage 1
-    assert step_config("degradequery/main", [], 2).task.pretrained_ckpt is None
+    main = step_config("degradequery/main", [], 2)
+    assert main.task.pretrained_ckpt is None
+    assert main.callbacks == {}  # its early stopping on val/auroc would fail a step that runs no validation
 
 
 def test_paper_schedule_reads_max_steps_or_epochs_times_the_fake_split():
@@ -132,6 +134,13 @@ def test_the_committed_plan_has_every_reproduce_target_and_its_jobs():
 def test_every_job_of_the_committed_plan_is_measured():
     unmeasured = {t: [j["preset"] for j in e["jobs"] if "error" in j] for t, e in committed_plan().items()}
     assert {t: v for t, v in unmeasured.items() if v} == {}
+
+
+def test_gpu_check_reads_the_committed_plan():
+    """`make gpu-check` finds the 67M preset's prediction in the committed plan.json, with the preset's accumulation."""
+    predicted = G.predicted({"targets": committed_plan()}, "H200")
+    assert predicted["step_s"] > 0 and 0 < predicted["memory_gb"] < 141
+    assert predicted["accumulate"] == P.paper_schedule(G.PRESET, [])["accumulate"]
 
 
 def test_an_interrupted_plan_keeps_earlier_numbers_flagged_stale(tmp_path):
