@@ -81,7 +81,8 @@ def markdown(plan: dict, command: str, gpus: list[str]) -> str:
                          f"({j['steps_from']}) | {j.get('device', 'gpu')}: {j['precision']} → {j['peak_kind']} | {j['flops_per_step'] / 1e9:,.1f} | "
                          f"{j['step_s_H100']:.3g} | {j['hours_H100']:.2f} | {j['memory_gb']:.2f} | "
                          f"{j.get('activation_method', 'fp32 × 0.5 (assumed)')} | "
-                         f"{' and '.join(map(str, j.get('measure_batches', ['1', '2'])))} |")
+                         f"{' and '.join(map(str, j.get('measure_batches', ['1', '2'])))}"
+                         f"{' (' + ' '.join(j['step_only']) + ')' if 'step_only' in j else ''} |")
     return "\n".join(lines) + "\n"
 
 

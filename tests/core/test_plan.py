@@ -128,11 +128,9 @@ def test_the_committed_plan_has_every_reproduce_target_and_its_jobs():
         assert planned == [(j["preset"], j["overrides"], j["runs"]) for j in P.target_jobs(target)], target
 
 
-@pytest.mark.xfail(strict=True, reason="the 2026-11-30 make plan did not finish on the shared 2-core machine (load ~35, "
-                   "memory full): DegradeQuery, heteroskedastic post-hoc/end-to-end, the probes transfer's new jobs and the 370M "
-                   "LMs are unmeasured; rerun make plan, then drop this mark")
 def test_every_job_of_the_committed_plan_is_measured():
-    unmeasured = {t: [j["preset"] for j in e["jobs"] if "error" in j] for t, e in committed_plan().items()}
+    """Every job has numbers, measured the current way (none † from an earlier method)."""
+    unmeasured = {t: [j["preset"] for j in e["jobs"] if "error" in j or "stale" in j] for t, e in committed_plan().items()}
     assert {t: v for t, v in unmeasured.items() if v} == {}
 
 
