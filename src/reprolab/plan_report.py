@@ -57,9 +57,13 @@ def markdown(plan: dict, command: str, gpus: list[str]) -> str:
         cpu = e.get("cpu_hours", 0.0)
         cells.append(("≥ " if not e["complete"] else "") + hours(cpu) if cpu else "—")
         lines.append(f"| `{target}`{flag} | {e['runs']} | " + " | ".join(cells) + " |")
-    lines += ["", "\\* a job could not be measured (its error is listed below): the hours are a lower bound.",
-              "† a job's numbers (marked † below) come from an earlier `make plan` whose method this one replaced "
-              "(activations fp32 × 0.5, ops possibly with the datamodule set-up): rerun `make plan`.", "",
+    notes = [note for note, used in (
+        ("\\* a job could not be measured (its error is listed below): the hours are a lower bound.",
+         any(not e["complete"] for e in plan["targets"].values())),
+        ("† a job's numbers (marked † below) come from an earlier `make plan` whose method this one replaced "
+         "(activations fp32 × 0.5, ops possibly with the datamodule set-up): rerun `make plan`.",
+         any(e.get("stale") for e in plan["targets"].values()))) if used]
+    lines += ["", *notes, *([""] if notes else []),
               "| preset (overrides) | params | micro-batch × accum | steps | precision | GFLOP/step | step s (H100) | "
               "h/run (H100) | memory GB | activations | measured at |", "|---|---:|---:|---:|---|---:|---:|---:|---:|---|---|"]
     seen = set()

@@ -172,3 +172,14 @@ def test_help_line_sums_runs_and_marks_partial_or_unmeasured_targets():
     cpu = {"preset": "c", "overrides": [], "runs": 4, "cpu_s_per_run": 900.0}
     assert P.help_line("t", P.summarise([cpu])) == "4 runs, 1.0 h of CPU (runs without a GPU)"
     assert P.help_line("t", P.summarise([done, cpu])).endswith("≤ 3.0 GB per GPU, 1.0 h of CPU (runs without a GPU)")
+
+
+def test_plan_md_explains_only_the_marks_it_uses():
+    from reprolab.plan_report import markdown
+
+    failed = {"preset": "b", "overrides": [], "runs": 1, "error": "killed"}
+    partial = markdown({"assumptions": P.assumptions(), "targets": {"t": P.summarise([failed])}}, "make plan", ["H100"])
+    assert "\\* a job could not be measured" in partial and "† a job's numbers" not in partial
+    assert "not measured: killed" in partial
+    empty = markdown({"assumptions": P.assumptions(), "targets": {}}, "make plan", ["H100"])
+    assert "could not be measured" not in empty and "earlier `make plan`" not in empty
