@@ -49,6 +49,7 @@ def step_config(preset: str, overrides: list[str], batch: int, precision: str | 
     cfg = fake_config(compose([f"experiment={preset}", *overrides, *CPU_STEP, *DATA_DIR], output_dir=folder))
     with open_dict(cfg):
         set_batch_size(cfg.data, batch)
+        cfg.callbacks = {}  # a preset's own callbacks (early stopping on a validation metric) outlive `callbacks=none`
         without_earlier_stage(cfg, folder)
         if precision:
             cfg.device.precision = precision

@@ -57,9 +57,13 @@ def markdown(plan: dict, command: str, gpus: list[str]) -> str:
         cpu = e.get("cpu_hours", 0.0)
         cells.append(("≥ " if not e["complete"] else "") + hours(cpu) if cpu else "—")
         lines.append(f"| `{target}`{flag} | {e['runs']} | " + " | ".join(cells) + " |")
-    lines += ["", "\\* a job could not be measured (its error is listed below): the hours are a lower bound.",
-              "† a job's numbers (marked † below) come from an earlier `make plan` whose method this one replaced "
-              "(activations fp32 × 0.5, ops possibly with the datamodule set-up): rerun `make plan`.", "",
+    notes = [note for note, used in (
+        ("\\* a job could not be measured (its error is listed below): the hours are a lower bound.",
+         any(not e["complete"] for e in plan["targets"].values())),
+        ("† a job's numbers (marked † below) come from an earlier `make plan` whose method this one replaced "
+         "(activations fp32 × 0.5, ops possibly with the datamodule set-up): rerun `make plan`.",
+         any(e.get("stale") for e in plan["targets"].values()))) if used]
+    lines += ["", *notes, *([""] if notes else []),
               "| preset (overrides) | params | micro-batch × accum | steps | precision | GFLOP/step | step s (H100) | "
               "h/run (H100) | memory GB | activations | measured at |", "|---|---:|---:|---:|---|---:|---:|---:|---:|---|---|"]
     seen = set()
@@ -81,7 +85,8 @@ def markdown(plan: dict, command: str, gpus: list[str]) -> str:
                          f"({j['steps_from']}) | {j.get('device', 'gpu')}: {j['precision']} → {j['peak_kind']} | {j['flops_per_step'] / 1e9:,.1f} | "
                          f"{j['step_s_H100']:.3g} | {j['hours_H100']:.2f} | {j['memory_gb']:.2f} | "
                          f"{j.get('activation_method', 'fp32 × 0.5 (assumed)')} | "
-                         f"{' and '.join(map(str, j.get('measure_batches', ['1', '2'])))} |")
+                         f"{' and '.join(map(str, j.get('measure_batches', ['1', '2'])))}"
+                         f"{' (' + ' '.join(j['step_only']) + ')' if 'step_only' in j else ''} |")
     return "\n".join(lines) + "\n"
 
 
