@@ -1,8 +1,8 @@
-"""DeltaAdamW vs AdamW(foreach) on the tiny Llama: measured per-step CPU-time overhead next to the analytic FLOP one.
+"""DeltaAdamW vs AdamW(foreach) on the Llama LM: measured per-step CPU-time overhead next to the analytic FLOP one.
 
     python scripts/bench/delta_step.py                                   # d 64 × 2 layers, 16×64 tokens
     python scripts/bench/delta_step.py --shape 64,2,64,16 --shape 256,4,128,8   # d, layers, seq, batch
-    python scripts/bench/delta_step.py --preset fineweb_67m --steps 4 --rounds 5   # the paper-scale model
+    python scripts/bench/delta_step.py --preset fineweb_67m --steps 4 --rounds 7   # the 67M preset
 
 Time is the calling thread's CPU time (``time.thread_time``) with torch at one thread, so it does not
 count the time the process waits for a core on a loaded machine. Fairness: both optimizers get the same
