@@ -1,6 +1,7 @@
 # DeltaMomentum (DeltaSGD / DeltaAdamW): paper-scale runs, the CPU claim check, data, benchmark.
 .PHONY: data-fineweb-edu reproduce-deltamomentum-fineweb-67m reproduce-deltamomentum-fineweb-370m \
-        reproduce-deltamomentum-cifar10 claim-deltamomentum bench-deltamomentum table-deltamomentum \
+        reproduce-deltamomentum-cifar10 claim-deltamomentum bench-deltamomentum bench-deltamomentum-67m \
+        table-deltamomentum \
         figures-deltamomentum claim-deltamomentum-drift claim-deltamomentum-ablation
 
 FINEWEB_TOKENS ?= 3000000000
@@ -71,3 +72,6 @@ figures-deltamomentum: ## Analyses that are not training: muP coordinate figure 
 
 bench-deltamomentum: ## DeltaAdamW/AdamW per-step CPU-time overhead vs the analytic FLOP one at three shapes, with its spread over rounds (~3 min CPU)
 	OMP_NUM_THREADS=1 $(PY) scripts/bench/delta_step.py --shape 64,2,64,16 --shape 128,2,64,8 --shape 256,4,128,8
+
+bench-deltamomentum-67m: ## The same at the 67M preset's real shapes (full model, 1x1024-token micro-batches, fp32 CPU, ~3 GB, ~8 min CPU), composed at 524,288 tokens/step
+	OMP_NUM_THREADS=1 $(PY) scripts/bench/delta_step.py --preset fineweb_67m --steps 4 --rounds 7 --warmup 2

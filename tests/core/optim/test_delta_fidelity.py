@@ -112,13 +112,17 @@ def test_kappa_one_minus_beta_plus_eta_has_unit_stationary_gain(gated):
     assert float(gain) == pytest.approx(1.0, abs=1e-4)
 
 
+@pytest.mark.parametrize("gated", [False, True])
 @pytest.mark.parametrize("foreach", [False, True])
-def test_nesterov_looks_ahead_with_the_delta_term(foreach):
+def test_nesterov_looks_ahead_with_the_delta_term(foreach, gated):
+    """W ← W − lr·(G + β·M − η_eff·M·Ĉ) with M the new buffer; η_eff = η, or β·η in the gated form (1')."""
     torch.manual_seed(0)
     layer = nn.Linear(4, 3, bias=False)
     x, y = torch.randn(8, 4), torch.randn(8, 3)
     beta, eta, lr = 0.8, 0.4, 0.1
-    opt = DeltaSGD(layer, lr=lr, momentum=beta, eta=eta, nesterov=True, eta_scale="none", foreach=foreach)
+    eta_eff = beta * eta if gated else eta
+    opt = DeltaSGD(layer, lr=lr, momentum=beta, eta=eta, nesterov=True, gated=gated, eta_scale="none",
+                   foreach=foreach)
     F.mse_loss(layer(x), y).backward()
     opt.step()
     opt.zero_grad()
@@ -127,9 +131,9 @@ def test_nesterov_looks_ahead_with_the_delta_term(foreach):
     g = layer.weight.grad.clone()
     opt.step()
     cov = x.T @ x / len(x)
-    m = beta * m_old - eta * m_old @ cov + g  # eq. (1), κ = 1
+    m = beta * m_old - eta_eff * m_old @ cov + g  # eq. (1) / (1'), κ = 1
     torch.testing.assert_close(opt.state[layer.weight]["momentum_buffer"], m)
-    torch.testing.assert_close(layer.weight.detach(), w_old - lr * (g + beta * m - eta * m @ cov))
+    torch.testing.assert_close(layer.weight.detach(), w_old - lr * (g + beta * m - eta_eff * m @ cov))
 
 
 def test_unkeyable_convs_warn_once_at_construction():
