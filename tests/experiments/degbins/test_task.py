@@ -15,6 +15,7 @@ def test_claim_preset_runs_train_val_test_and_logs_rmse_per_set(data_dir, tmp_pa
     metrics = run(cfg)
     for key in ("test/rmse_lu", "test/rmse_bicubic_lu"):
         assert key in metrics and 0.0 < metrics[key] < 50.0, metrics
+    assert 0.0 < metrics["test/bin_entropy_lu"] <= torch.log(torch.tensor(16.0)).item() + 1e-5, metrics
     assert (tmp_path / "metrics.json").exists()
 
 
