@@ -62,7 +62,7 @@ degbins-degradation: ## issue 14 §5 ablation: mixed-degradation training (x4/x8
 	$(DEGBINS_DEGRADATION_TABLE) --name degradation_gain --metric test/gain_lu_x4_n0 test/gain_lu_x8_n0 test/gain_lu_x16_n0 test/gain_lu_x8_n0.02 test/gain_middlebury_heldout_x4_n0 test/gain_middlebury_heldout_x8_n0 test/gain_middlebury_heldout_x16_n0 test/gain_middlebury_heldout_x8_n0.02
 
 DEGBINS_CLEAN_TABLE = $(TABLE) logs/claims/degbins/degradation_clean_none logs/claims/degbins/degradation_clean_film \
-  --group-by model.degradation_condition --no-curves --results experiments/degbins/RESULTS.md
+  --group-by model.degradation_condition --no-curves --digits 6 --results experiments/degbins/RESULTS.md
 
 degbins-degradation-clean: ## issue 14 §5 ablation without the noisy degradation: mixed x4/x8/x16 training (LR noise alone keeps the bins at their start), unconditioned vs FiLM + degradation loss, 3 seeds; bin width/spread/entropy and RMSE per degradation -> RESULTS.md blocks (~9 CPU-min on 1 thread)
 	-$(DEGBINS_CLAIM) experiment=degbins/claim_mixed_clean model.degradation_condition=none model.estimate_degradation=false \
