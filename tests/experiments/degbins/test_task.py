@@ -74,3 +74,8 @@ def test_degradation_ablation_preset_mixes_degradations_and_conditions_the_bins(
         assert mixed[key] == long[key], key
     task = build_task(mixed)
     assert task.model.film is not None and task.model.estimator is not None
+    clean = compose(["experiment=degbins/claim_mixed_clean", "logger=none"], output_dir=tmp_path)
+    assert [list(d) for d in clean.data.train_degradations] == [[4, 0.0], [8, 0.0], [16, 0.0]]
+    assert clean.data.test_degradations == mixed.data.test_degradations  # still scored under noisy x8
+    for key in ("model", "optimizer", "scheduler", "task", "trainer"):
+        assert clean[key] == mixed[key], key
