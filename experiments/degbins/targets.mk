@@ -1,6 +1,7 @@
 # DegBins (guided depth SR with degradation-driven bins): data, paper-scale runs, CPU claim check.
 .PHONY: data-nyuv2-dsr reproduce-degbins-nyuv2-x4 reproduce-degbins-nyuv2-x8 reproduce-degbins-nyuv2-x16 \
-        reproduce-degbins-nyuv2 claim-degbins claim-degbins-long degbins-degradation
+        reproduce-degbins-nyuv2 claim-degbins claim-degbins-long degbins-degradation \
+        degbins-degradation-clean
 
 DEGBINS_SEEDS ?= 0
 DEGBINS_HEADS ?= degbins,degbins_regression
@@ -59,3 +60,15 @@ degbins-degradation: ## issue 14 §5 ablation: mixed-degradation training (x4/x8
 	$(DEGBINS_DEGRADATION_TABLE) --name degradation_bin_width --metric test/bin_width_lu_x4_n0 test/bin_width_lu_x8_n0 test/bin_width_lu_x16_n0 test/bin_width_lu_x8_n0.02 test/bin_width_middlebury_heldout_x4_n0 test/bin_width_middlebury_heldout_x8_n0 test/bin_width_middlebury_heldout_x16_n0 test/bin_width_middlebury_heldout_x8_n0.02
 	$(DEGBINS_DEGRADATION_TABLE) --name degradation_rmse --metric test/rmse_lu_x4_n0 test/rmse_lu_x8_n0 test/rmse_lu_x16_n0 test/rmse_lu_x8_n0.02 test/rmse_middlebury_heldout_x4_n0 test/rmse_middlebury_heldout_x8_n0 test/rmse_middlebury_heldout_x16_n0 test/rmse_middlebury_heldout_x8_n0.02
 	$(DEGBINS_DEGRADATION_TABLE) --name degradation_gain --metric test/gain_lu_x4_n0 test/gain_lu_x8_n0 test/gain_lu_x16_n0 test/gain_lu_x8_n0.02 test/gain_middlebury_heldout_x4_n0 test/gain_middlebury_heldout_x8_n0 test/gain_middlebury_heldout_x16_n0 test/gain_middlebury_heldout_x8_n0.02
+
+DEGBINS_CLEAN_TABLE = $(TABLE) logs/claims/degbins/degradation_clean_none logs/claims/degbins/degradation_clean_film \
+  --group-by model.degradation_condition --no-curves --digits 6 --results experiments/degbins/RESULTS.md
+
+degbins-degradation-clean: ## issue 14 §5 ablation without the noisy degradation: mixed x4/x8/x16 training (LR noise alone keeps the bins at their start), unconditioned vs FiLM + degradation loss, 3 seeds; bin width/spread/entropy and RMSE per degradation -> RESULTS.md blocks (~9 CPU-min on 1 thread)
+	-$(DEGBINS_CLAIM) experiment=degbins/claim_mixed_clean model.degradation_condition=none model.estimate_degradation=false \
+	  task.degradation_loss_weight=0 seed=0,1,2 hydra.sweep.dir=logs/claims/degbins/degradation_clean_none
+	-$(DEGBINS_CLAIM) experiment=degbins/claim_mixed_clean seed=0,1,2 hydra.sweep.dir=logs/claims/degbins/degradation_clean_film
+	$(DEGBINS_CLEAN_TABLE) --name degradation_clean_bin_width --metric test/bin_width_lu_x4_n0 test/bin_width_lu_x8_n0 test/bin_width_lu_x16_n0 test/bin_width_lu_x8_n0.02 test/bin_width_middlebury_heldout_x4_n0 test/bin_width_middlebury_heldout_x8_n0 test/bin_width_middlebury_heldout_x16_n0 test/bin_width_middlebury_heldout_x8_n0.02
+	$(DEGBINS_CLEAN_TABLE) --name degradation_clean_bin_spread --metric test/bin_spread_lu_x4_n0 test/bin_spread_lu_x8_n0 test/bin_spread_lu_x16_n0 test/bin_spread_lu_x8_n0.02 test/bin_spread_middlebury_heldout_x4_n0 test/bin_spread_middlebury_heldout_x8_n0 test/bin_spread_middlebury_heldout_x16_n0 test/bin_spread_middlebury_heldout_x8_n0.02
+	$(DEGBINS_CLEAN_TABLE) --name degradation_clean_bin_entropy --metric test/bin_entropy_lu_x4_n0 test/bin_entropy_lu_x8_n0 test/bin_entropy_lu_x16_n0 test/bin_entropy_lu_x8_n0.02 test/bin_entropy_middlebury_heldout_x4_n0 test/bin_entropy_middlebury_heldout_x8_n0 test/bin_entropy_middlebury_heldout_x16_n0 test/bin_entropy_middlebury_heldout_x8_n0.02
+	$(DEGBINS_CLEAN_TABLE) --name degradation_clean_gain --metric test/gain_lu_x4_n0 test/gain_lu_x8_n0 test/gain_lu_x16_n0 test/gain_lu_x8_n0.02 test/gain_middlebury_heldout_x4_n0 test/gain_middlebury_heldout_x8_n0 test/gain_middlebury_heldout_x16_n0 test/gain_middlebury_heldout_x8_n0.02

@@ -7,7 +7,8 @@ minmax (B,2), degradation (B,2) = (scale, noise_std). Logged: `train/loss` (and 
 weight); `val/rmse` (mean over every val image, the monitor) and `val/rmse_<set>`; `test/rmse_<set>` and
 `test/rmse_bicubic_<set>` for each test set, and for the bins head `test/bin_width_<set>` (mean over pixels of
 Σ_k p_k·width_k of the last stage, 0–255 depth units; flat to first order around uniform bins),
-`test/bin_range_<set>` (its half-range s) and `test/bin_spread_<set>` (std of the bin distribution), same units.
+`test/bin_range_<set>` (its half-range s) and `test/bin_spread_<set>` (std of the bin distribution), same units, and
+`test/bin_entropy_<set>` (mean entropy of the bin distribution, nats; log N at uniform bins).
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ class DepthSRTask(Task):
                 self.log(f"test/bin_width_{name}", self.loss_scale * width, **kw)
                 self.log(f"test/bin_range_{name}", self.loss_scale * out["ranges"][-1].mean(), **kw)
                 self.log(f"test/bin_spread_{name}", self.loss_scale * bin_spread(out["probs"], out["centers"]).mean(), **kw)
+                self.log(f"test/bin_entropy_{name}", out["entropy"].mean(), **kw)
 
     def validation_step(self, batch, batch_idx):
         self._evaluate(batch, "val")

@@ -86,3 +86,36 @@ def test_errors():
         DegBinsNet(unshuffle=4, **TINY)(torch.rand(1, 3, 34, 34), torch.rand(1, 1, 17, 17))
     with pytest.raises(ValueError, match="unknown loss"):
         stage_loss([torch.zeros(1)], torch.zeros(1), kind="huber")
+
+
+def test_the_width_logits_get_a_gradient_and_the_recorded_widths_are_the_ones_the_residual_uses():
+    """Issue 14 §5 check of the 'exactly uniform' widths: at the zero start the width logits' gradient on r is the
+    hand value 2R/N² · ((N+1)/2 − j) for bin j (N = 4, R = 0.1: 0.0125 × (1.5, 0.5, −0.5, −1.5): widening an
+    early bin shifts every later centre up), nothing is detached, and r is recomputed exactly from
+    the returned widths, probabilities and range (the logged statistics read what the model uses)."""
+    torch.manual_seed(0)
+    head = BinsHead(channels=4, num_bins=4, stages=1, residual_range=0.1)
+    residual = head(torch.zeros(1, 4, 1, 1))["residuals"][0].sum()
+    (grad,) = torch.autograd.grad(residual, head.out.bias)
+    assert grad[:4].tolist() == pytest.approx([0.01875, 0.00625, -0.00625, -0.01875], abs=1e-7)
+    torch.nn.init.normal_(head.out.weight, std=0.3)
+    out = head(torch.randn(2, 4, 3, 3))
+    start = -out["ranges"][-1]  # one stage: r_0 = 0, bins tile [-s, s]
+    edges = start + out["widths"].cumsum(1)
+    centres = edges - out["widths"] / 2
+    assert torch.allclose((out["probs"] * centres).sum(1, keepdim=True), out["residuals"][-1], atol=1e-7)
+    assert not torch.allclose(out["widths"], out["widths"].mean(1, keepdim=True))
+
+
+def test_the_expected_bin_width_is_exactly_span_over_n_when_either_factor_is_uniform():
+    """Σ_k p_k w_k = span/N if p is uniform (whatever the widths) or the widths are (whatever p): so it reads
+    2R/N (3.1875 on the 0–255 scale for R = 0.1, N = 16) at the zero start and moves only at second order."""
+    from experiments.degbins.heads import expected_bin_width
+
+    widths = torch.tensor([0.1, 0.2, 0.3, 0.4]).view(1, 4, 1, 1)
+    uniform = torch.full((1, 4, 1, 1), 0.25)
+    probs = torch.tensor([0.7, 0.1, 0.1, 0.1]).view(1, 4, 1, 1)
+    assert float(expected_bin_width(uniform, widths)) == pytest.approx(0.25)
+    assert float(expected_bin_width(probs, uniform)) == pytest.approx(0.25)
+    assert float(expected_bin_width(probs, widths)) == pytest.approx(0.07 + 0.02 + 0.03 + 0.04)
+    assert 255 * 2 * 0.1 / 16 == pytest.approx(3.1875)

@@ -15,6 +15,7 @@ def test_claim_preset_runs_train_val_test_and_logs_rmse_per_set(data_dir, tmp_pa
     metrics = run(cfg)
     for key in ("test/rmse_lu", "test/rmse_bicubic_lu"):
         assert key in metrics and 0.0 < metrics[key] < 50.0, metrics
+    assert 0.0 < metrics["test/bin_entropy_lu"] <= torch.log(torch.tensor(16.0)).item() + 1e-5, metrics
     assert (tmp_path / "metrics.json").exists()
 
 
@@ -73,3 +74,8 @@ def test_degradation_ablation_preset_mixes_degradations_and_conditions_the_bins(
         assert mixed[key] == long[key], key
     task = build_task(mixed)
     assert task.model.film is not None and task.model.estimator is not None
+    clean = compose(["experiment=degbins/claim_mixed_clean", "logger=none"], output_dir=tmp_path)
+    assert [list(d) for d in clean.data.train_degradations] == [[4, 0.0], [8, 0.0], [16, 0.0]]
+    assert clean.data.test_degradations == mixed.data.test_degradations  # still scored under noisy x8
+    for key in ("model", "optimizer", "scheduler", "task", "trainer"):
+        assert clean[key] == mixed[key], key
