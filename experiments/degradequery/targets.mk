@@ -19,7 +19,7 @@ DQ_OFFICIAL := degradequery/main,degradequery/no_pretrain,degradequery/molecule_
 # protocol ablations of the scikit-learn baselines (each changes one choice of rf_tuple / gbm_tuple back)
 DQ_PROTOCOL := degradequery/rf_tuple_carve,degradequery/rf_tuple_dedup,degradequery/rf_tuple_300,degradequery/rf_tuple_all_names,degradequery/gbm_tuple_carve
 # search arms toward issue 14's 0.92 goal (chosen among, with rf_tuple / gbm_tuple, on cv/auroc only)
-DQ_SEARCH := degradequery/lgbm_tuple,degradequery/vote_tuple,degradequery/lgbm_tuple_tables,degradequery/xgb_tuple,degradequery/cat_tuple,degradequery/stack_tuple
+DQ_SEARCH := degradequery/lgbm_tuple,degradequery/vote_tuple,degradequery/lgbm_tuple_tables,degradequery/xgb_tuple,degradequery/cat_tuple,degradequery/stack_tuple,degradequery/lgbm_tuple_parts
 # the holdout arms, each on the scaffold and the (target, E3) holdout (data.split)
 DQ_HOLDOUT := degradequery/main,degradequery/no_pretrain,degradequery/molecule_only,degradequery/rf_molecule
 
