@@ -177,3 +177,37 @@ def linker_descriptors(mol, parts: ProtacParts) -> np.ndarray:
     return np.array([1.0, parts.path_bonds, len(linker), peg, alkyl, bonds_on_path(Lipinski.RotatableBondSmarts),
                      sum(bool({m[0], m[2]} <= on_path and {m[0], m[2]} & linker) for m in mol.GetSubstructMatches(amide))],
                     dtype=np.float32)
+
+
+def split_report(records) -> dict[str, float]:
+    """Share of records split (all, labelled, per ligase) and how often each pattern matched."""
+    from rdkit import Chem, RDLogger
+
+    RDLogger.DisableLog("rdApp.*")
+    pairs = records[["smiles", "e3_name"]].drop_duplicates()
+    parts = {(s, e): split_protac(Chem.MolFromSmiles(s), e) for s, e in zip(pairs.smiles, pairs.e3_name, strict=True)}
+    ok = records.apply(lambda r: parts[(r.smiles, r.e3_name)].ok, axis=1)
+    out = {"records": len(records), "split_ok": float(ok.mean()), "labelled_split_ok": float(ok[records.label >= 0].mean())}
+    out |= {f"split_ok/{e3}": float(share) for e3, share in ok.groupby(records.e3_name).mean().items()}
+    patterns = records.apply(lambda r: parts[(r.smiles, r.e3_name)].pattern or "none", axis=1)
+    return out | {f"pattern/{p}": int(n) for p, n in patterns[ok].value_counts().items()}
+
+
+def main(argv: list[str] | None = None) -> dict[str, float]:
+    """Print the split's success shares: `python -m experiments.degradequery.protac_parts [overrides]` (the data
+    folder from the composed `experiment=degradequery/main` config, e.g. `paths.data_dir=...`)."""
+    import json
+    import sys
+
+    from reprolab.config import compose
+
+    from .data import load_protac8k
+
+    cfg = compose(["experiment=degradequery/main", *(sys.argv[1:] if argv is None else argv)])
+    report = split_report(load_protac8k(cfg.data.data_dir, cfg.data.subdir).records)
+    print(json.dumps(report, indent=1))
+    return report
+
+
+if __name__ == "__main__":
+    main()

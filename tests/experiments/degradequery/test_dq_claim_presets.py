@@ -72,3 +72,12 @@ def test_claims_file_names_existing_presets_and_the_claim_sweeps():
             for setting in settings if isinstance(settings, list) else [settings]:
                 assert (Path(CONF_DIR) / "experiment" / "degradequery" / f"{setting}.yaml").is_file(), setting
         assert claim.paired or claim.threshold is not None
+
+
+@pytest.mark.parametrize("arm", ["net_grid", "net_grid_nopt"])
+def test_network_grid_point_names_its_width_dropout_and_pretraining(arm):
+    cfg = compose([f"experiment=degradequery/{arm}", "model.hidden=512", "model.dropout=0.1"])
+    assert cfg.grid_point == f"h512_do0.1_{arm}"
+    pretrained = cfg.task.pretrained_ckpt
+    assert (pretrained is None) == (arm == "net_grid_nopt")
+    assert arm == "net_grid_nopt" or str(pretrained).endswith("pretrain_grid/h512/official-0")
