@@ -60,11 +60,14 @@ class Protac8KDataModule(L.LightningDataModule):
         self.split = SPLITS[h.split](self.data, **kwargs)
         self.inputs = TupleInputs(self.data, h.use_sequences, h.mol_encoder)
         self.smiles = self.data.records.drop_duplicates("mol").set_index("mol").smiles.sort_index().tolist()
+        self.e3_names = self.data.records.drop_duplicates("e3_id").set_index("e3_id").e3_name.sort_index().tolist()
 
-    def _mol_x(self, mol: torch.Tensor) -> torch.Tensor:
-        """The `mol_tables` columns of a batch's molecules (computed on first use, `mol_tables.mol_row`)."""
+    def _mol_x(self, tuples: torch.Tensor) -> torch.Tensor:
+        """The `mol_tables` columns of a batch's (mol, target, e3) tuples (computed on first use, `mol_tables.mol_row`;
+        the part kinds split each molecule for its record's ligase)."""
         kinds, bits = tuple(self.hparams.mol_tables), self.hparams.fp_bits
-        return torch.from_numpy(mol_tables(tuple(self.smiles[m] for m in mol.tolist()), kinds, bits))
+        smiles = tuple(self.smiles[m] for m in tuples[:, 0].tolist())
+        return torch.from_numpy(mol_tables(smiles, kinds, bits, tuple(self.e3_names[e] for e in tuples[:, 2].tolist())))
 
     @property
     def num_targets(self) -> int:
@@ -81,7 +84,7 @@ class Protac8KDataModule(L.LightningDataModule):
     def _collate(self, items) -> dict[str, torch.Tensor]:
         tuples, labels = zip(*items, strict=True)
         tuples = torch.stack(tuples)
-        extra = {"mol_x": self._mol_x(tuples[:, 0])} if self.hparams.mol_tables else {}
+        extra = {"mol_x": self._mol_x(tuples)} if self.hparams.mol_tables else {}
         return {**self.inputs(tuples), **extra, "label": torch.stack(labels).float()}
 
     def _loader(self, rows, shuffle: bool) -> DataLoader:

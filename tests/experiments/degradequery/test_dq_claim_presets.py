@@ -16,8 +16,9 @@ from reprolab.errors import ConfigError
 from reprolab.train import run
 
 ARMS = ["main", "no_pretrain", "molecule_only", "rf_tuple", "gbm_tuple", "rf_molecule", "lgbm_tuple", "main_refit",
-        "xgb_tuple", "cat_tuple", "stack_tuple"]
+        "xgb_tuple", "cat_tuple", "stack_tuple", "lgbm_tuple_parts", "net_grid"]
 SMALL = {"rf_tuple": ["model.estimator.n_estimators=5"], "rf_molecule": ["model.n_estimators=5"], "lgbm_tuple": ["model.n_estimators=5"],
+         "lgbm_tuple_parts": ["model.n_estimators=5"],
          "xgb_tuple": ["model.estimator.n_estimators=5", "task.cv_folds=2"],
          "cat_tuple": ["model.estimator.iterations=5", "task.cv_folds=2"],
          "stack_tuple": ["task.cv_folds=2"] + [f"model.estimators.{name}.{key}=5" for name, key in (("forest", "estimator.n_estimators"),
@@ -28,7 +29,7 @@ TARGETS = (REPO_ROOT / "experiments" / "degradequery" / "targets.mk").read_text(
 @pytest.mark.parametrize("arm", ARMS)
 def test_claim_arm_runs_one_batch_through_the_trainer(arm, protac8k_dir, tmp_path, request):
     extra = ["++data.split=target_e3"] if arm == "no_pretrain" else []  # the holdout sweep's override, once
-    extra += [f"pretrain_run={request.getfixturevalue('pretrain_run')}"] if arm.startswith("main") else []
+    extra += [f"pretrain_run={request.getfixturevalue('pretrain_run')}"] if arm.startswith(("main", "net_grid")) else []
     extra += SMALL.get(arm, [])
     if arm == "main_refit":  # stage 1 of the refit: a carve-select run whose best checkpoint is from epoch 1
         (tmp_path / "select" / "checkpoints").mkdir(parents=True)
@@ -39,6 +40,8 @@ def test_claim_arm_runs_one_batch_through_the_trainer(arm, protac8k_dir, tmp_pat
     metrics = run(cfg)
     assert {"test/auroc", "test/accuracy", "test/f1_macro"} <= set(metrics)
     assert metrics["setting"] == arm and (tmp_path / "metrics.json").is_file()
+    if arm == "lgbm_tuple_parts":  # the part kinds reach the estimator: 3 part fingerprints + 7 linker descriptors
+        assert cfg.data.mol_tables[-4:] == ["warhead_ecfp", "linker_ecfp", "e3_ligand_ecfp", "linker_descriptors"]
     if arm in ("main", "rf_tuple", "lgbm_tuple", "xgb_tuple", "stack_tuple"):  # a threshold chosen on validation (networks) or CV (estimators)
         assert 0 < metrics["val/threshold" if arm == "main" else "cv/threshold"] < 1
         assert {"test/accuracy_at_threshold", "test/oracle_accuracy"} <= set(metrics)
@@ -72,3 +75,12 @@ def test_claims_file_names_existing_presets_and_the_claim_sweeps():
             for setting in settings if isinstance(settings, list) else [settings]:
                 assert (Path(CONF_DIR) / "experiment" / "degradequery" / f"{setting}.yaml").is_file(), setting
         assert claim.paired or claim.threshold is not None
+
+
+@pytest.mark.parametrize("arm", ["net_grid", "net_grid_nopt"])
+def test_network_grid_point_names_its_width_dropout_and_pretraining(arm):
+    cfg = compose([f"experiment=degradequery/{arm}", "model.hidden=512", "model.dropout=0.1"])
+    assert cfg.grid_point == f"h512_do0.1_{arm}"
+    pretrained = cfg.task.pretrained_ckpt
+    assert (pretrained is None) == (arm == "net_grid_nopt")
+    assert arm == "net_grid_nopt" or str(pretrained).endswith("pretrain_grid/h512/official-0")
