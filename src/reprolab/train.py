@@ -51,6 +51,7 @@ from reprolab.run_folder import (
 )
 from reprolab.safe_load import check_checkpoint
 from reprolab.sweep import decide_job, record_decision
+from reprolab.sweep_chain import SEPARATOR, run_chain
 from reprolab.sweep_compose import compose_once
 
 
@@ -234,7 +235,13 @@ _OURS = "REPROLAB_SET_HYDRA_FULL_ERROR"
 def main() -> None:
     """`reprolab-train`: every error ends with one line on stderr and exit 2 (bad config or input: Hydra's own
     errors included), 3 (non-finite loss), 4 (output not writable, disk full) or 1 (unexpected: a bug);
-    `HYDRA_FULL_ERROR=1` shows the traceback."""
+    `HYDRA_FULL_ERROR=1` shows the traceback. `… --next …` runs several calls in this one process (sweep_chain)."""
+    if SEPARATOR in sys.argv:
+        sys.exit(run_chain(main_one, sys.argv))
+    main_one()
+
+
+def main_one() -> None:
     compose_once()
     ours = os.environ.get(_OURS) == "1"  # a DDP rank started by a run that set HYDRA_FULL_ERROR itself
     if os.environ.get("HYDRA_FULL_ERROR") == "1" and not ours:
