@@ -76,7 +76,7 @@ from experiments.deepfakegenome import claim
 photos = Path("{data}") / "cifar10-jpeg-subset"
 """
 DFG_COMMON = ["seed=0", "print_config=false", "paths.data_dir={data}", "paths.cache_dir={cache}",
-              "trainer.limit_val_batches=0", "callbacks.model_checkpoint=null", "trainer.enable_checkpointing=false"]
+              "++trainer.limit_val_batches=0", "callbacks.model_checkpoint=null", "++trainer.enable_checkpointing=false"]
 
 SLICES = {
     "apt": Slice(
