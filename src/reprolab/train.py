@@ -1,6 +1,7 @@
 """`reprolab-train`: compose → print → seed → instantiate → fit → test best → metrics.json.
 
     reprolab-train experiment=cifar10/small_sgd_cpu optimizer=adamw device=gpu
+    reprolab-train -m experiment=a seed=0,1 --next -m experiment=b seed=0,1   # two sweeps, one process
 """
 
 from __future__ import annotations
