@@ -38,15 +38,16 @@ reproduce-apt-qm9: ## same grid on QM9 11 targets, MPNN 300 epochs (1 GPU each, 
 
 APT_CLAIM_WEIGHTINGS ?= ew,pcgrad,mgda,imtl,dbmtl,alignedmtl,rlw,famo
 APT_CLAIM_SEEDS ?= 0,1,2
-APT_CLAIM = $(CPU1) $(TRAIN) -m print_config=false $(DATA_OVERRIDE)
+APT_CLAIM_NEXT = -m print_config=false $(DATA_OVERRIDE)
+APT_CLAIM = $(CPU1) $(TRAIN) $(APT_CLAIM_NEXT)
 APT_CLAIM_TABLE = $(TABLE) logs/claims/apt/mtl logs/claims/apt/stl_synthetic logs/claims/apt/stl_digits logs/claims/apt/stl_enb --group-by task.single_task task.weighting optimizer --no-curves \
   --results experiments/apt/RESULTS.md
 
 claim-apt: ## CPU claim check through the trainer: 8 weightings x {adam,apt_adam,muon,apt_muon} x 3 seeds on synthetic/digits/ENB2012 + single-task runs -> RESULTS.md blocks + claims (~10 CPU-min on 1 thread: 585 s measured)
-	-$(APT_CLAIM) experiment=apt/claim_synthetic task.single_task=task0,task1 optimizer=adam,muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/stl_synthetic
-	-$(APT_CLAIM) experiment=apt/claim_digits task.single_task=left,right optimizer=adam,muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/stl_digits
-	-$(APT_CLAIM) experiment=apt/claim_enb task.single_task=heating,cooling optimizer=adam,muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/stl_enb
-	-$(APT_CLAIM) task.weighting=$(APT_CLAIM_WEIGHTINGS) experiment=apt/claim_synthetic,apt/claim_digits,apt/claim_enb \
+	-$(APT_CLAIM) experiment=apt/claim_synthetic task.single_task=task0,task1 optimizer=adam,muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/stl_synthetic \
+	  --next $(APT_CLAIM_NEXT) experiment=apt/claim_digits task.single_task=left,right optimizer=adam,muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/stl_digits \
+	  --next $(APT_CLAIM_NEXT) experiment=apt/claim_enb task.single_task=heating,cooling optimizer=adam,muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/stl_enb \
+	  --next $(APT_CLAIM_NEXT) task.weighting=$(APT_CLAIM_WEIGHTINGS) experiment=apt/claim_synthetic,apt/claim_digits,apt/claim_enb \
 	  optimizer=adam,apt_adam,muon,apt_muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/mtl
 	$(APT_CLAIM_TABLE) --where setting=claim_synthetic --metric test/task0 test/task1 test/delta_m_own_stl train/update_share train/momentum_input_share --name claim_synthetic
 	$(APT_CLAIM_TABLE) --where setting=claim_digits --metric test/left_acc test/right_acc test/delta_m_own_stl train/update_share train/momentum_input_share --name claim_digits

@@ -15,8 +15,8 @@ DFG_RUNS := logs/claims/deepfakegenome
 DFG_CLAIM_ARGS = print_config=false $(DATA_OVERRIDE)
 claim-deepfakegenome: ## CPU claim check on the forgery zoo through reprolab-train: a binary detector and an ArcFace attributor (closed set, open set, retrieval K=1..20), small CNN and FFT spectrum, 3 seeds -> RESULTS.md blocks + verdicts
 	-$(CPU1) $(TRAIN) -m seed=$(DFG_SEEDS) experiment=deepfakegenome/zoo_binary_cpu,deepfakegenome/zoo_binary_fft_cpu \
-	  $(DFG_CLAIM_ARGS) hydra.sweep.dir=$(DFG_RUNS)/binary
-	-$(CPU1) $(TRAIN) -m seed=$(DFG_SEEDS) experiment=deepfakegenome/zoo_attribution_cpu,deepfakegenome/zoo_attribution_fft_cpu \
+	  $(DFG_CLAIM_ARGS) hydra.sweep.dir=$(DFG_RUNS)/binary \
+	  --next -m seed=$(DFG_SEEDS) experiment=deepfakegenome/zoo_attribution_cpu,deepfakegenome/zoo_attribution_fft_cpu \
 	  $(DFG_CLAIM_ARGS) hydra.sweep.dir=$(DFG_RUNS)/attribution
 	$(TABLE) $(DFG_RUNS)/binary --group-by model --metric test/seen/auc test/unseen/auc test/gap/auc test/seen/eer test/unseen/eer \
 	  test/seen/acc --no-curves --name binary --results experiments/deepfakegenome/RESULTS.md

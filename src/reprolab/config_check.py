@@ -67,10 +67,11 @@ def _leaves(node, path: str = "") -> Iterator[tuple[str, str, object]]:
             yield from _leaves(value, f"{path}[{i}]")
 
 
-def check_values(cfg: DictConfig) -> None:
-    """Every key named in RULES holds a value of the right type and range (or null)."""
-    tree = OmegaConf.to_container(cfg, resolve=True)
-    tree.pop("hydra", None)
+def check_values(cfg: DictConfig, resolved: dict | None = None) -> None:
+    """Every key named in RULES holds a value of the right type and range (or null); `resolved`: `cfg` already
+    resolved to a container (not resolved again)."""
+    tree = OmegaConf.to_container(cfg, resolve=True) if resolved is None else resolved
+    tree = {key: value for key, value in tree.items() if key != "hydra"}
     for where, key, value in _leaves(tree):
         rule = RULES.get(key)
         if rule is None or value is None or rule[1](value):

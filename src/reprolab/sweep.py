@@ -34,24 +34,26 @@ DECISIONS = ("skipped", "resumed", "started")
 VOLATILE_KEYS = ("paths", "print_config", "resume", "ckpt_path")  # where files go, not what is trained
 
 
-def config_hash(cfg: DictConfig) -> str:
-    """sha256 of the composed config (resolved where it can be) without the keys naming output places."""
-    try:
-        tree = OmegaConf.to_container(cfg, resolve=True)
-    except Exception:  # an interpolation only the job's runtime can resolve: hash it unresolved
-        tree = OmegaConf.to_container(cfg, resolve=False)
-    for key in VOLATILE_KEYS:
-        tree.pop(key, None)
+def config_hash(cfg: DictConfig, resolved: dict | None = None) -> str:
+    """sha256 of the composed config (resolved where it can be) without the keys naming output places;
+    `resolved`: the job's config already resolved to a container (train.check_config's), not resolved again."""
+    if resolved is None:
+        try:
+            resolved = OmegaConf.to_container(cfg, resolve=True)
+        except Exception:  # an interpolation only the job's runtime can resolve: hash it unresolved
+            resolved = OmegaConf.to_container(cfg, resolve=False)
+    tree = {key: value for key, value in resolved.items() if key not in VOLATILE_KEYS}
     return hashlib.sha256(json.dumps(tree, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def decide_job(cfg: DictConfig, run_dir: str | Path, resume: bool = True) -> tuple[str, Path | None]:
+def decide_job(cfg: DictConfig, run_dir: str | Path, resume: bool = True,
+               resolved: dict | None = None) -> tuple[str, Path | None]:
     """('skipped', metrics.json) | ('resumed', last.ckpt) | ('started', None) for the job of `cfg` in `run_dir`.
 
     Files left by another config (or all of them when `resume` is false) go to `replaced-<old hash>/`.
     """
     run_dir = Path(run_dir)
-    new = config_hash(cfg)
+    new = config_hash(cfg, resolved)
     hash_file = run_dir / HASH_FILE
     old = hash_file.read_text().strip() if hash_file.is_file() else None
     metrics, last = run_dir / METRICS_FILE, run_dir / "checkpoints" / "last.ckpt"

@@ -1,6 +1,7 @@
 """`reprolab-train`: compose → print → seed → instantiate → fit → test best → metrics.json.
 
     reprolab-train experiment=cifar10/small_sgd_cpu optimizer=adamw device=gpu
+    reprolab-train -m experiment=a seed=0,1 --next -m experiment=b seed=0,1   # two sweeps, one process
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from reprolab.run_folder import (
 )
 from reprolab.safe_load import check_checkpoint
 from reprolab.sweep import decide_job, record_decision
+from reprolab.sweep_chain import SEPARATOR, run_chain
 from reprolab.sweep_compose import compose_once
 
 
@@ -114,13 +116,13 @@ def _in_multirun() -> bool:
     return HydraConfig.initialized() and HydraConfig.get().mode == RunMode.MULTIRUN
 
 
-def resume_or_skip(cfg: DictConfig) -> dict | None:
+def resume_or_skip(cfg: DictConfig, resolved: dict | None = None) -> dict | None:
     """In a multirun: the recorded metrics of a job already finished with this config (skip it), else
     None after pointing `ckpt_path` at the job's own `last.ckpt` when it has one (resume) or clearing
     what another config left in its folder (start). `resume=false` starts every job fresh."""
     if not _in_multirun():
         return None
-    decision, path = decide_job(cfg, cfg.paths.output_dir, resume=cfg.get("resume", True))
+    decision, path = decide_job(cfg, cfg.paths.output_dir, resume=cfg.get("resume", True), resolved=resolved)
     record_decision(cfg.paths.output_dir, decision)
     if decision == "skipped":
         print(f"skipped: {path} holds this config's metrics")
@@ -173,18 +175,20 @@ def hydra_main(cfg: DictConfig) -> float | None:
         return _main(cfg)
 
 
-def check_config(cfg: DictConfig) -> None:
+def check_config(cfg: DictConfig) -> dict:
     """Every interpolation resolves, common values have their type and range, every `_target_` takes its keys,
-    and the device exists: checked before the tree is printed or anything built."""
+    and the device exists: checked before the tree is printed or anything built. Returns the resolved config
+    (a container), which the sweep's config hash reuses instead of resolving it again."""
     try:
-        OmegaConf.to_container(cfg, resolve=True)
+        resolved = OmegaConf.to_container(cfg, resolve=True)
     except OmegaConfBaseException as err:
         needed = f" (needed by {err.full_key})" if getattr(err, "full_key", None) else ""
         raise ConfigError(f"{one_line(err)}{needed}; fix that override, or pick a group option this preset can use") from None
-    check_values(cfg)
+    check_values(cfg, resolved)
     check_targets(cfg)
     check_device(cfg.device)
     check_world_size(cfg)
+    return resolved
 
 
 _ONE_LINE = {"errors": False}  # set by `main`: an unexpected error is one line too (not when HYDRA_FULL_ERROR=1)
@@ -196,10 +200,10 @@ def unexpected_line(err: BaseException) -> str:
 
 def _main(cfg: DictConfig) -> float | None:
     try:
-        check_config(cfg)
+        resolved = check_config(cfg)
         if cfg.get("print_config", True):
             print_config_tree(cfg)
-        done = resume_or_skip(cfg)
+        done = resume_or_skip(cfg, resolved)
         return sweep_value(cfg, done if done is not None else run_until_sigterm(cfg))
     except Exception as caught:
         err = from_os_error(from_instantiation(caught))  # a rejected config value → ConfigError, a full disk → StorageError
@@ -234,7 +238,13 @@ _OURS = "REPROLAB_SET_HYDRA_FULL_ERROR"
 def main() -> None:
     """`reprolab-train`: every error ends with one line on stderr and exit 2 (bad config or input: Hydra's own
     errors included), 3 (non-finite loss), 4 (output not writable, disk full) or 1 (unexpected: a bug);
-    `HYDRA_FULL_ERROR=1` shows the traceback."""
+    `HYDRA_FULL_ERROR=1` shows the traceback. `… --next …` runs several calls in this one process (sweep_chain)."""
+    if SEPARATOR in sys.argv:
+        sys.exit(run_chain(main_one, sys.argv))
+    main_one()
+
+
+def main_one() -> None:
     compose_once()
     ours = os.environ.get(_OURS) == "1"  # a DDP rank started by a run that set HYDRA_FULL_ERROR itself
     if os.environ.get("HYDRA_FULL_ERROR") == "1" and not ours:

@@ -165,3 +165,19 @@ def test_logging_a_value_skips_lightnings_device_walk_only_when_nothing_moves(mo
     assert fast_log.all_on(fast["validation_step.loss"].__dict__, torch.device("cpu"))
     assert not fast_log.all_on({"x": torch.zeros(1)}, torch.device("meta"))
     assert not fast_log.all_on({"metric": MeanMetric()}, torch.device("cpu"))  # a logged Metric takes Lightning's way
+
+
+def test_a_jobs_config_is_resolved_once_for_its_checks_and_its_sweep_hash(tmp_path, monkeypatch):
+    from reprolab.sweep import config_hash, decide_job
+    from reprolab.train import check_config
+
+    cfg = compose(["experiment=cifar10/small_sgd_cpu"], output_dir=tmp_path / "run")
+    resolving = []
+    to_container = OmegaConf.to_container
+    monkeypatch.setattr(OmegaConf, "to_container",
+                        lambda *args, **kwargs: resolving.append(kwargs.get("resolve")) or to_container(*args, **kwargs))
+    resolved = check_config(cfg)
+    decide_job(cfg, tmp_path / "run", resolved=resolved)
+    assert resolving.count(True) == 1  # was 3: the interpolation check, the value check, the sweep's config hash
+    monkeypatch.undo()
+    assert config_hash(cfg, resolved) == config_hash(cfg)  # the same hash: a rerun sweep still skips finished jobs

@@ -1,0 +1,201 @@
+"""The CPU cost of a slice of `make claim-<paper>` on the trainer path against the plain loop it replaced.
+
+    python scripts/bench/paper_cost.py --paper apt|degradequery|deepfakegenome [--rounds 2]
+                                       [--arms plain,before,after] [--before 69fe7e2]
+
+Each slice runs three ways, each arm as child processes, interleaved round by round:
+
+- plain:  the removed plain PyTorch loop, from a temporary git worktree of the last commit that had it;
+- before: `reprolab-train -m` from a temporary worktree of `--before` (the core before this cost pass);
+- after:  `reprolab-train -m` from this checkout, the sweeps chained in one process (`--next`).
+
+Both trainer arms run the claim's presets with the same jobs, seeds, steps / epochs and evaluation as the
+plain loop; where the claim protocol differs from the plain loop's, an override matches them and the
+printout says which. Cost = user+sys CPU time of the children (interpreter, imports, Hydra, Lightning,
+training). Prints each arm's median over rounds, the ratios, and whether the trainer arms' metrics.json
+agree to the bit run by run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from claim_cost import REPO_ROOT, checkout, child_cpu  # noqa: E402
+from hetero_cost import metrics_by_run  # noqa: E402
+
+from reprolab.paths import data_root  # noqa: E402
+
+BEFORE = "69fe7e2"  # main before this cost pass (issue 12, item 3)
+
+
+@dataclass(frozen=True)
+class Slice:
+    plain_rev: str           # the last commit with the plain loop
+    plain: str               # Python run in that commit's worktree ({data}, {cache} formatted in)
+    sweeps: tuple            # `reprolab-train -m` override lists ({data}, {cache}, {root} formatted in)
+    jobs: str                # what the slice holds
+    protocol: str            # how the two paths' protocols compare (printed)
+    prepare: str = ""        # untimed set-up in the plain worktree (e.g. building a generated data set)
+    prepare_trainer: tuple = ()  # untimed set-up command in this checkout
+
+
+APT_PLAIN = """
+import warnings, torch
+torch.set_num_threads(1); warnings.filterwarnings("ignore", module="cvxpy")
+from experiments.apt.claim import load_problems, run_grid
+run_grid(load_problems(["enb"], "{data}"), ["ew", "pcgrad"], [0, 1, 2], log=lambda *a: None)
+"""
+APT_COMMON = ["experiment=apt/claim_enb", "seed=0,1,2", "print_config=false", "paths.data_dir={data}"]
+
+DQ_PLAIN = """
+import torch
+torch.set_num_threads(1)
+from experiments.degradequery.claim import ClaimConfig, NeuralModels, run_split
+from experiments.degradequery.data import load_protac8k
+cfg = ClaimConfig(seeds=(0,), splits=("official",), models=("degradequery", "no_pretrain", "molecule_only"))
+neural = NeuralModels(load_protac8k("{data}"), cfg)
+for seed in cfg.seeds:
+    run_split(neural, "official", seed, {{}})
+"""
+DQ_COMMON = ["seed=0", "++data.split=official", "print_config=false", "paths.data_dir={data}",
+             "paths.log_dir={root}"]
+
+DFG_PLAIN_SETUP = """
+import torch
+torch.set_num_threads(1)
+from pathlib import Path
+from experiments.deepfakegenome import claim
+photos = Path("{data}") / "cifar10-jpeg-subset"
+"""
+DFG_COMMON = ["seed=0", "print_config=false", "paths.data_dir={data}", "paths.cache_dir={cache}",
+              "++trainer.limit_val_batches=0", "callbacks.model_checkpoint=null", "++trainer.enable_checkpointing=false"]
+
+SLICES = {
+    "apt": Slice(
+        plain_rev="c74dab3^",
+        plain=APT_PLAIN,
+        sweeps=(["task.single_task=heating,cooling", "optimizer=adam,muon", *APT_COMMON,
+                 "hydra.sweep.dir={root}/stl_enb"],
+                ["task.weighting=ew,pcgrad", "optimizer=adam,apt_adam,muon,apt_muon", *APT_COMMON,
+                 "hydra.sweep.dir={root}/mtl"]),
+        jobs="ENB2012, {EW, PCGrad} x {adam, apt_adam, muon, apt_muon} x 3 seeds + 12 single-task runs (36 runs)",
+        protocol="same protocol: 300 steps of batch 64, no validation, the final model tested (claim_enb preset)"),
+    "degradequery": Slice(
+        plain_rev="d5cf258^",
+        plain=DQ_PLAIN,
+        sweeps=(["experiment=degradequery/pretrain", *DQ_COMMON,
+                 "hydra.sweep.dir={root}/claims/degradequery/pretrain", "hydra.sweep.subdir=${{data.split}}-${{seed}}"],
+                ["experiment=degradequery/main,degradequery/no_pretrain,degradequery/molecule_only", *DQ_COMMON,
+                 "hydra.sweep.dir={root}/official"]),
+        jobs="official split, the 3 network arms (main with its pretraining, no_pretrain, molecule_only), seed 0",
+        protocol="same protocol: 500 pretraining steps; fine-tuning <= 60 epochs, validation AUROC every epoch, "
+                 "early stopping (patience 12), best epoch tested; the runs' epoch counts differ (different batch "
+                 "draws). The forest arms are left out: the trainer's now fit 5-fold CV (a changed protocol), and "
+                 "their cost is scikit-learn's on both paths"),
+    "deepfakegenome": Slice(
+        plain_rev="d5cf258^",
+        plain=DFG_PLAIN_SETUP + 'claim.run_seed(0, Path("{cache}"), photos, {{"cnn": 8, "spectrum": 15}})\n',
+        prepare=DFG_PLAIN_SETUP + 'claim.datamodules(Path("{cache}"), photos, 0)\n',
+        prepare_trainer=("scripts/data/make_forgery_zoo.py", "--out", "{cache}/forgery_zoo",
+                         "--photos", "{data}/cifar10-jpeg-subset"),
+        sweeps=(["experiment=deepfakegenome/zoo_binary_cpu,deepfakegenome/zoo_binary_fft_cpu", *DFG_COMMON,
+                 "hydra.sweep.dir={root}/binary"],
+                ["experiment=deepfakegenome/zoo_attribution_cpu,deepfakegenome/zoo_attribution_fft_cpu", *DFG_COMMON,
+                 "hydra.sweep.dir={root}/attribution"]),
+        jobs="seed 0: binary detector and ArcFace attributor x {small CNN 8 epochs, FFT spectrum 15 epochs} (4 runs)",
+        protocol="matched by override: the claim presets validate every epoch and test the best epoch; the plain "
+                 "loop never validated and tested the final model, so the trainer arms run with "
+                 "trainer.limit_val_batches=0, and no checkpoint callback"),
+}
+
+
+def tree_env(tree: Path) -> dict:
+    return {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+            "PYTHONPATH": f"{tree / 'src'}{os.pathsep}{tree}"}
+
+
+def arm_commands(arm: str, sl: Slice, fmt: dict) -> list[list[str]]:
+    """plain: one process; before: one `reprolab-train -m` per sweep; after: the sweeps chained in one
+    process (`--next`, reprolab/sweep_chain.py), as the claim targets now run them."""
+    if arm == "plain":
+        return [[sys.executable, "-c", sl.plain.format(**fmt)]]
+    sweeps = [["-m", *(o.format(**fmt) for o in sweep)] for sweep in sl.sweeps]
+    if arm == "after":
+        sweeps = [[arg for sweep in sweeps for arg in ["--next", *sweep]][1:]]
+    return [[sys.executable, "-m", "reprolab.train", *sweep] for sweep in sweeps]
+
+
+def prepare(sl: Slice, trees: dict, fmt: dict) -> None:
+    """Untimed: build what both paths read (the same generated data every round)."""
+    if sl.prepare and "plain" in trees:
+        subprocess.run([sys.executable, "-c", sl.prepare.format(**fmt)], cwd=trees["plain"], env=tree_env(trees["plain"]),
+                       check=True, capture_output=True)
+    if sl.prepare_trainer:
+        subprocess.run([sys.executable, *(a.format(**fmt) for a in sl.prepare_trainer)], cwd=REPO_ROOT,
+                       env=tree_env(REPO_ROOT), check=True, capture_output=True)
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def report(paper: str, sl: Slice, arms: list[str], cpu: dict, rounds: int, differ: list | None, n_runs: int) -> None:
+    ref = statistics.median(cpu[arms[0]])
+    print(f"\n{paper}: {sl.jobs}\nprotocol: {sl.protocol}\nCPU = user+sys of the children (OMP_NUM_THREADS=1), "
+          f"median of {rounds} rounds; ratio to {arms[0]}; load average at the end {load_average()}\n")
+    print("| arm | CPU time (median, min–max) | ratio |\n|---|---|---|")
+    for arm in arms:
+        med = statistics.median(cpu[arm])
+        print(f"| {arm} | {med:.1f} s ({min(cpu[arm]):.1f}–{max(cpu[arm]):.1f}) | {med / ref:.3f} |")
+    if differ is not None:
+        print(f"\nmetrics.json, before vs after: {n_runs} runs, {len(differ)} differ"
+              + (f": {', '.join(differ)}" if differ else " (bit-identical)"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--paper", required=True, choices=sorted(SLICES))
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--arms", default="plain,before,after")
+    parser.add_argument("--before", default=BEFORE, help="git revision of the 'before' trainer arm")
+    parser.add_argument("--data-dir", default=str(data_root()))
+    args = parser.parse_args()
+    sl, arms = SLICES[args.paper], args.arms.split(",")
+    with tempfile.TemporaryDirectory(prefix="paper-cost-") as tmp:
+        trees = {"after": REPO_ROOT}
+        revs = {"plain": sl.plain_rev, "before": args.before}
+        trees.update({arm: checkout(revs[arm], Path(tmp) / arm) for arm in arms if arm in revs})
+        cpu: dict[str, list[float]] = {arm: [] for arm in arms}
+        fmt = {"data": args.data_dir, "cache": f"{tmp}/cache"}
+        try:
+            prepare(sl, trees, fmt)
+            for r in range(args.rounds):
+                for arm in arms:
+                    total = 0.0
+                    for cmd in arm_commands(arm, sl, {**fmt, "root": f"{tmp}/runs/{arm}-{r}"}):
+                        total += child_cpu(cmd, trees[arm], tree_env(trees[arm]))[0]
+                    cpu[arm].append(total)
+                    print(f"round {r}: {arm:6s} {total:7.1f} s CPU (load {load_average()})", flush=True)
+            runs = {arm: metrics_by_run(Path(tmp) / "runs" / f"{arm}-0") for arm in ("before", "after") if arm in arms}
+        finally:
+            for arm in revs:
+                if arm in trees:
+                    subprocess.run(["git", "worktree", "remove", "--force", str(trees[arm])], cwd=REPO_ROOT,
+                                   capture_output=True)
+    differ = None
+    if len(runs) == 2:
+        differ = [run for run in runs["after"] if runs["after"][run] != runs["before"].get(run)]
+        differ += [run for run in runs["before"] if run not in runs["after"]]
+    report(args.paper, sl, arms, cpu, args.rounds, differ, len(runs.get("after", {})))
+
+
+if __name__ == "__main__":
+    main()
