@@ -11,7 +11,7 @@ DATA ?= data
 export PYTHONUNBUFFERED := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-slow lint demo demo-cifar10 clean data-cifar10 bench-trainer bench-claim gpu-check reproduce-cifar10 tables scorecard claim-all dashboards wandb-sync reproduce-all
+.PHONY: help install test test-slow lint demo demo-cifar10 clean data-cifar10 bench-trainer bench-claim bench-paper-cost gpu-check reproduce-cifar10 tables scorecard claim-all dashboards wandb-sync reproduce-all
 
 help: ## List every target; then each reproduce target's compute, measured by `make plan` (PLAN.md)
 	@grep -hE '^[a-zA-Z0-9_%-]+:.*## ' $(MAKEFILE_LIST) | sort -u | \
@@ -56,6 +56,9 @@ bench-claim: ## Trainer path vs plain loop CPU cost on the tiny-LM claim grid, b
 
 bench-hetero: ## Heteroskedastic claim slice: CPU before/after the per-job cost fixes, metrics bit-identical (~3 min CPU)
 	$(PY) scripts/bench/hetero_cost.py
+
+bench-paper-cost: ## APT / DegradeQuery / DeepfakeGenome claim slices: plain loop vs trainer before/after the fourth cost pass, CPU + bit-identical metrics (~10 min CPU)
+	for p in apt degradequery deepfakegenome; do $(CPU1) $(PY) scripts/bench/paper_cost.py --paper $$p || exit 1; done
 
 gpu-check: ## The GPU device group end to end (fp32, bf16, compile, DDP; AdamW vs DeltaAdamW) with throughput ratios -> logs/gpu_check/gpu_check.json (1 GPU, ~5 min)
 	$(PY) scripts/bench/gpu_check.py --out logs/gpu_check

@@ -2,7 +2,7 @@
 # `make help` prints them (its last line runs `reprolab.plan --help-lines`).
 .PHONY: plan help-plan
 
-plan: ## Measure every reproduce-* target on CPU (params, FLOPs/step, memory, steps, hours on one H100/H200) -> plan.json, PLAN.md (~30 min of one core)
+plan: ## Measure every reproduce-* target on CPU (params, FLOPs/step, memory, steps, hours on one H100/H200) -> plan.json, PLAN.md (~30–45 min of one core; longer on a loaded machine)
 	$(CPU1) $(PY) -m reprolab.plan --data-dir $(DATA)
 
 help-plan: ## Each reproduce target's measured compute, read from plan.json
