@@ -14,8 +14,9 @@ export PYTHONUNBUFFERED := 1
 .PHONY: help install test test-slow lint demo demo-cifar10 clean data-cifar10 bench-trainer bench-claim bench-paper-cost gpu-check reproduce-cifar10 tables scorecard claim-all dashboards wandb-sync reproduce-all
 
 help: ## List every target; then each reproduce target's compute, measured by `make plan` (PLAN.md)
-	@grep -hE '^[a-zA-Z0-9_%-]+:.*## ' $(MAKEFILE_LIST) | sort -u | \
-	  awk 'BEGIN {FS = ":.*## "}; {printf "  \033[36m%-38s\033[0m %s\n", $$1, $$2}'
+	@c=''; e=''; if [ -t 1 ]; then c='\033[36m'; e='\033[0m'; fi; \
+	  grep -hE '^[a-zA-Z0-9_%-]+:.*## ' $(MAKEFILE_LIST) | sort -u | \
+	  awk -v c="$$c" -v e="$$e" 'BEGIN {FS = ":.*## "}; {printf "  %s%-38s%s %s\n", c, $$1, e, $$2}'
 	@$(PY) -m reprolab.plan --help-lines
 
 install: ## Create .venv and install reprolab with dev tools and every paper's extra (torch 2.14.1, torchvision 0.29.1)
