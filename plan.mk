@@ -1,4 +1,4 @@
-# Measured compute of every reproduce-* target (src/reprolab/plan.py, plan_counters.py, plan_report.py): `make plan` writes plan.json and PLAN.md,
+# Measured compute of every reproduce-* target (src/reprolab/plan.py, plan_jobs.py, plan_measure.py, plan_counters.py, plan_report.py): `make plan` writes plan.json and PLAN.md,
 # `make help` prints them (its last line runs `reprolab.plan --help-lines`).
 .PHONY: plan help-plan
 

@@ -13,7 +13,7 @@ the cost at the paper's micro-batch; times the accumulation it is one optimizer 
 Peaks are NVIDIA's dense (no sparsity) H100 SXM / H200 SXM numbers for the precision the preset runs in.
 Not counted: validation and test passes, data loading (DFG's JPEG decoding may bound it), the CUDA
 context and allocator slack (~1-2 GB), and per-method extra passes of swept keys other than the first value.
-A target that needs a make variable from its user (DFG's open-set split) is measured with a stand-in (MAKE_VARS).
+A target that needs a make variable from its user (DFG's open-set split) is measured with a stand-in (`reprolab.plan_jobs.MAKE_VARS`).
 """
 
 from __future__ import annotations
@@ -23,15 +23,13 @@ import gc
 import json
 import logging
 import math
-import os
-import re
-import shlex
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from reprolab.config import REPO_ROOT, compose
+from reprolab.plan_jobs import reproduce_targets, target_jobs
 from reprolab.plan_measure import DATA_DIR, measure_run, measure_step, takes_no_step
 from reprolab.plan_report import help_line, markdown, print_help_lines
 
@@ -50,57 +48,6 @@ STEP_ONLY = {"heteroskedastic/qm9_posthoc": ["data.holdout_fraction=0.01"]}
 LAUNCH_S = 10e-6  # eager PyTorch: one aten op is one kernel launch, ~5-20 µs of host time each
 BF16_ACTIVATIONS = 0.5  # fallback only (CPU bf16 autocast step failed): fp32 bytes × 0.5, an assumption
 METHOD = "v3: step-only ops; activations measured under CPU bf16 autocast for bf16 presets; no-step jobs run whole"
-# Make variables a target needs from its user; the plan measures with a stand-in (10 of DFG's 100 algorithms unseen,
-# 5 of them distractors) and says so.
-UNSEEN = [f"unseen{i}" for i in range(10)]
-STAND_IN_SPLIT = [f"data.unseen=[{','.join(UNSEEN)}]", f"data.distractors=[{','.join(UNSEEN[5:])}]",
-                  "data.num_seen_algorithms=90"]
-MAKE_VARS = {"reproduce-deepfakegenome-open_set": [f"DFG_SPLIT={' '.join(STAND_IN_SPLIT)}"]}
-DROPPED = ("paths.", "hydra.", "logger", "data.download", "print_config", "++mean_runs")
-
-
-# -- which jobs a target runs -----------------------------------------------------------------------------
-
-def reproduce_targets(root: Path = REPO_ROOT) -> list[str]:
-    text = "\n".join(p.read_text() for p in [root / "Makefile", *sorted(root.glob("experiments/*/targets.mk"))])
-    names = re.findall(r"^(reproduce-[A-Za-z0-9_.-]+):", text, flags=re.M)
-    return sorted(set(names) - {"reproduce-all"})
-
-
-def sweep_values(value: str) -> list[str]:
-    """`a,b,c` → three values; commas inside [...] or {...} do not split (Hydra's sweep grammar)."""
-    parts, depth, current = [], 0, ""
-    for ch in value:
-        depth += (ch in "[{(") - (ch in "]})")
-        if ch == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += ch
-    return [*parts, current]
-
-
-def target_jobs(target: str, root: Path = REPO_ROOT) -> list[dict]:
-    """Each distinct preset a target trains: the overrides it is measured with and how many runs it makes."""
-    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}  # under `make plan`
-    dry = subprocess.run(["make", "-n", "-s", "--no-print-directory", target, *MAKE_VARS.get(target, [])], cwd=root, capture_output=True,
-                         text=True, check=True, env=env).stdout.replace("\\\n", " ")
-    jobs = []
-    for line in dry.splitlines():
-        words = shlex.split(line)
-        while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", words[0]):  # VAR=value before the command
-            words = words[1:]
-        if not words or not words[0].endswith("reprolab-train"):
-            continue
-        overrides = [w for w in words[1:] if w != "-m" and "=" in w and not w.startswith(DROPPED)]
-        values = {k: sweep_values(v) if "-m" in words else [v] for k, v in (w.split("=", 1) for w in overrides)}
-        experiments, seeds = values.pop("experiment", []), len(values.pop("seed", ["0"]))
-        runs = math.prod(len(v) for v in values.values()) * seeds
-        fixed = [f"{k}={v[0]}" for k, v in values.items()]
-        jobs += [{"preset": e, "overrides": fixed, "runs": runs} for e in experiments]
-    return jobs
-
-
 # -- one measured step ------------------------------------------------------------------------------------
 
 def paper_schedule(preset: str, overrides: list[str]) -> dict:

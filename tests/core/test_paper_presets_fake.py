@@ -36,7 +36,7 @@ from reprolab.data.fake import (
     set_batch_size,
 )
 from reprolab.errors import DatasetNotFoundError
-from reprolab.plan import STAND_IN_SPLIT
+from reprolab.plan_jobs import STAND_IN_SPLIT
 from reprolab.train import run
 from tests.conftest import DATA_ROOT
 

@@ -9,6 +9,7 @@ import pytest
 
 from reprolab import plan as P
 from reprolab.config import REPO_ROOT
+from reprolab.plan_jobs import sweep_values
 from reprolab.plan_measure import step_config
 
 sys.path.insert(0, str(REPO_ROOT / "scripts" / "bench"))
@@ -16,8 +17,8 @@ import gpu_check_plan as G  # noqa: E402
 
 
 def test_sweep_values_split_only_top_level_commas():
-    assert P.sweep_values("a,b") == ["a", "b"]
-    assert P.sweep_values("[1,2],{x:1,y:2},c") == ["[1,2]", "{x:1,y:2}", "c"]
+    assert sweep_values("a,b") == ["a", "b"]
+    assert sweep_values("[1,2],{x:1,y:2},c") == ["[1,2]", "{x:1,y:2}", "c"]
 
 
 def test_target_jobs_count_the_sweep_and_measure_its_first_values():
