@@ -165,3 +165,16 @@ def load_protac8k(
         e3_seq=seq_table(e3s),
     )
 
+
+def print_records_report(report, argv: list[str] | None = None) -> dict:
+    """`report(records)` of the PROTAC-8K records as JSON, the data folder from the composed
+    `experiment=degradequery/main` config and command-line overrides (e.g. `paths.data_dir=...`)."""
+    import json
+    import sys
+
+    from reprolab.config import compose
+
+    cfg = compose(["experiment=degradequery/main", *(sys.argv[1:] if argv is None else argv)])
+    result = report(load_protac8k(cfg.data.data_dir, cfg.data.subdir).records)
+    print(json.dumps(result, indent=1))
+    return result

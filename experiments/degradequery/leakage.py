@@ -38,17 +38,9 @@ def leakage_report(records: pd.DataFrame) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> dict[str, float]:
     """Print the leakage of the official split: `python -m experiments.degradequery.leakage [overrides]`
     (the data folder comes from the composed `experiment=degradequery/main` config, e.g. `paths.data_dir=...`)."""
-    import json
-    import sys
+    from .data import print_records_report
 
-    from reprolab.config import compose
-
-    from .data import load_protac8k
-
-    cfg = compose(["experiment=degradequery/main", *(sys.argv[1:] if argv is None else argv)])
-    report = leakage_report(load_protac8k(cfg.data.data_dir, cfg.data.subdir).records)
-    print(json.dumps(report, indent=1))
-    return report
+    return print_records_report(leakage_report, argv)
 
 
 if __name__ == "__main__":

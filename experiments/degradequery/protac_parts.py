@@ -196,17 +196,9 @@ def split_report(records) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> dict[str, float]:
     """Print the split's success shares: `python -m experiments.degradequery.protac_parts [overrides]` (the data
     folder from the composed `experiment=degradequery/main` config, e.g. `paths.data_dir=...`)."""
-    import json
-    import sys
+    from .data import print_records_report
 
-    from reprolab.config import compose
-
-    from .data import load_protac8k
-
-    cfg = compose(["experiment=degradequery/main", *(sys.argv[1:] if argv is None else argv)])
-    report = split_report(load_protac8k(cfg.data.data_dir, cfg.data.subdir).records)
-    print(json.dumps(report, indent=1))
-    return report
+    return print_records_report(split_report, argv)
 
 
 if __name__ == "__main__":
