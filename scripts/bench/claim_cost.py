@@ -111,6 +111,17 @@ def plain_grid(p: Protocol, data_dir: str) -> None:
                 loss.item()
 
 
+def print_cpu_table(arms: list[str], cpu: dict, wall: dict | None = None) -> None:
+    """Markdown table of each arm's median CPU (min–max over rounds), median wall if given, and ratio to arms[0]."""
+    ref = statistics.median(cpu[arms[0]])
+    print("| arm | CPU time (median, min–max) |" + (" wall (median) |" if wall else "") + " ratio |")
+    print("|---|---|" + ("---|" if wall else "") + "---|")
+    for arm in arms:
+        med = statistics.median(cpu[arm])
+        walls = f" {statistics.median(wall[arm]):.1f} s |" if wall else ""
+        print(f"| {arm} | {med:.1f} s ({min(cpu[arm]):.1f}–{max(cpu[arm]):.1f}) |{walls} {med / ref:.3f} |")
+
+
 def child_cpu(cmd: list[str], cwd: Path, env: dict) -> tuple[float, float]:
     """(user+sys CPU seconds, wall seconds) of one child process; its output is discarded."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -173,14 +184,9 @@ def main() -> None:
                 subprocess.run(["git", "worktree", "remove", "--force", str(trees["before"])], cwd=REPO_ROOT,
                                capture_output=True)
     n_runs = len(protocol.optimizers) * len(protocol.lrs)
-    ref = statistics.median(cpu[arms[0]])
     print(f"\n{n_runs} runs × {protocol.steps} steps, median of {args.rounds} rounds, CPU = user+sys "
           f"(OMP_NUM_THREADS=1); ratio to {arms[0]}:\n")
-    print("| arm | CPU time (median, min–max) | wall (median) | ratio |\n|---|---|---|---|")
-    for arm in arms:
-        med = statistics.median(cpu[arm])
-        print(f"| {arm} | {med:.1f} s ({min(cpu[arm]):.1f}–{max(cpu[arm]):.1f}) | "
-              f"{statistics.median(wall[arm]):.1f} s | {med / ref:.3f} |")
+    print_cpu_table(arms, cpu, wall)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from claim_cost import REPO_ROOT, checkout, child_cpu  # noqa: E402
+from claim_cost import REPO_ROOT, checkout, child_cpu, print_cpu_table  # noqa: E402
 from hetero_cost import metrics_by_run  # noqa: E402
 
 from reprolab.paths import data_root  # noqa: E402
@@ -148,13 +147,9 @@ def load_average() -> str:
 
 
 def report(paper: str, sl: Slice, arms: list[str], cpu: dict, rounds: int, differ: list | None, n_runs: int) -> None:
-    ref = statistics.median(cpu[arms[0]])
     print(f"\n{paper}: {sl.jobs}\nprotocol: {sl.protocol}\nCPU = user+sys of the children (OMP_NUM_THREADS=1), "
           f"median of {rounds} rounds; ratio to {arms[0]}; load average at the end {load_average()}\n")
-    print("| arm | CPU time (median, min–max) | ratio |\n|---|---|---|")
-    for arm in arms:
-        med = statistics.median(cpu[arm])
-        print(f"| {arm} | {med:.1f} s ({min(cpu[arm]):.1f}–{max(cpu[arm]):.1f}) | {med / ref:.3f} |")
+    print_cpu_table(arms, cpu)
     if differ is not None:
         print(f"\nmetrics.json, before vs after: {n_runs} runs, {len(differ)} differ"
               + (f": {', '.join(differ)}" if differ else " (bit-identical)"))
