@@ -50,25 +50,29 @@ claim-degbins-long: ## The same at x8 with 4x the steps and 2x the batch, bins (
 	  --name long --results experiments/degbins/RESULTS.md
 	$(CLAIMS) degbins
 
+# The degradation ablations: test sets of every metric, and the two arms (unconditioned; FiLM + degradation loss).
+DEGBINS_TEST_SETS = lu_x4_n0 lu_x8_n0 lu_x16_n0 lu_x8_n0.02 middlebury_heldout_x4_n0 middlebury_heldout_x8_n0 middlebury_heldout_x16_n0 middlebury_heldout_x8_n0.02
+define degbins_ablation  # $(1) preset, $(2) run-folder prefix
+	-$(DEGBINS_CLAIM) experiment=degbins/$(1) model.degradation_condition=none model.estimate_degradation=false \
+	  task.degradation_loss_weight=0 seed=0,1,2 hydra.sweep.dir=logs/claims/degbins/$(2)_none
+	-$(DEGBINS_CLAIM) experiment=degbins/$(1) seed=0,1,2 hydra.sweep.dir=logs/claims/degbins/$(2)_film
+endef
+
 DEGBINS_DEGRADATION_TABLE = $(TABLE) logs/claims/degbins/degradation_none logs/claims/degbins/degradation_film \
   --group-by model.degradation_condition --no-curves --results experiments/degbins/RESULTS.md
 
 degbins-degradation: ## issue 14 §5 ablation: mixed-degradation training (x4/x8/x16/noisy x8), bins unconditioned vs FiLM-conditioned + degradation loss, 3 seeds; bin width per degradation -> RESULTS.md block (~20 CPU-min on 1 thread)
-	-$(DEGBINS_CLAIM) experiment=degbins/claim_mixed model.degradation_condition=none model.estimate_degradation=false \
-	  task.degradation_loss_weight=0 seed=0,1,2 hydra.sweep.dir=logs/claims/degbins/degradation_none
-	-$(DEGBINS_CLAIM) experiment=degbins/claim_mixed seed=0,1,2 hydra.sweep.dir=logs/claims/degbins/degradation_film
-	$(DEGBINS_DEGRADATION_TABLE) --name degradation_bin_width --metric test/bin_width_lu_x4_n0 test/bin_width_lu_x8_n0 test/bin_width_lu_x16_n0 test/bin_width_lu_x8_n0.02 test/bin_width_middlebury_heldout_x4_n0 test/bin_width_middlebury_heldout_x8_n0 test/bin_width_middlebury_heldout_x16_n0 test/bin_width_middlebury_heldout_x8_n0.02
-	$(DEGBINS_DEGRADATION_TABLE) --name degradation_rmse --metric test/rmse_lu_x4_n0 test/rmse_lu_x8_n0 test/rmse_lu_x16_n0 test/rmse_lu_x8_n0.02 test/rmse_middlebury_heldout_x4_n0 test/rmse_middlebury_heldout_x8_n0 test/rmse_middlebury_heldout_x16_n0 test/rmse_middlebury_heldout_x8_n0.02
-	$(DEGBINS_DEGRADATION_TABLE) --name degradation_gain --metric test/gain_lu_x4_n0 test/gain_lu_x8_n0 test/gain_lu_x16_n0 test/gain_lu_x8_n0.02 test/gain_middlebury_heldout_x4_n0 test/gain_middlebury_heldout_x8_n0 test/gain_middlebury_heldout_x16_n0 test/gain_middlebury_heldout_x8_n0.02
+	$(call degbins_ablation,claim_mixed,degradation)
+	$(DEGBINS_DEGRADATION_TABLE) --name degradation_bin_width --metric $(addprefix test/bin_width_,$(DEGBINS_TEST_SETS))
+	$(DEGBINS_DEGRADATION_TABLE) --name degradation_rmse --metric $(addprefix test/rmse_,$(DEGBINS_TEST_SETS))
+	$(DEGBINS_DEGRADATION_TABLE) --name degradation_gain --metric $(addprefix test/gain_,$(DEGBINS_TEST_SETS))
 
 DEGBINS_CLEAN_TABLE = $(TABLE) logs/claims/degbins/degradation_clean_none logs/claims/degbins/degradation_clean_film \
   --group-by model.degradation_condition --no-curves --digits 6 --results experiments/degbins/RESULTS.md
 
 degbins-degradation-clean: ## issue 14 §5 ablation without the noisy degradation: mixed x4/x8/x16 training (LR noise alone keeps the bins at their start), unconditioned vs FiLM + degradation loss, 3 seeds; bin width/spread/entropy and RMSE per degradation -> RESULTS.md blocks (~9 CPU-min on 1 thread)
-	-$(DEGBINS_CLAIM) experiment=degbins/claim_mixed_clean model.degradation_condition=none model.estimate_degradation=false \
-	  task.degradation_loss_weight=0 seed=0,1,2 hydra.sweep.dir=logs/claims/degbins/degradation_clean_none
-	-$(DEGBINS_CLAIM) experiment=degbins/claim_mixed_clean seed=0,1,2 hydra.sweep.dir=logs/claims/degbins/degradation_clean_film
-	$(DEGBINS_CLEAN_TABLE) --name degradation_clean_bin_width --metric test/bin_width_lu_x4_n0 test/bin_width_lu_x8_n0 test/bin_width_lu_x16_n0 test/bin_width_lu_x8_n0.02 test/bin_width_middlebury_heldout_x4_n0 test/bin_width_middlebury_heldout_x8_n0 test/bin_width_middlebury_heldout_x16_n0 test/bin_width_middlebury_heldout_x8_n0.02
-	$(DEGBINS_CLEAN_TABLE) --name degradation_clean_bin_spread --metric test/bin_spread_lu_x4_n0 test/bin_spread_lu_x8_n0 test/bin_spread_lu_x16_n0 test/bin_spread_lu_x8_n0.02 test/bin_spread_middlebury_heldout_x4_n0 test/bin_spread_middlebury_heldout_x8_n0 test/bin_spread_middlebury_heldout_x16_n0 test/bin_spread_middlebury_heldout_x8_n0.02
-	$(DEGBINS_CLEAN_TABLE) --name degradation_clean_bin_entropy --metric test/bin_entropy_lu_x4_n0 test/bin_entropy_lu_x8_n0 test/bin_entropy_lu_x16_n0 test/bin_entropy_lu_x8_n0.02 test/bin_entropy_middlebury_heldout_x4_n0 test/bin_entropy_middlebury_heldout_x8_n0 test/bin_entropy_middlebury_heldout_x16_n0 test/bin_entropy_middlebury_heldout_x8_n0.02
-	$(DEGBINS_CLEAN_TABLE) --name degradation_clean_gain --metric test/gain_lu_x4_n0 test/gain_lu_x8_n0 test/gain_lu_x16_n0 test/gain_lu_x8_n0.02 test/gain_middlebury_heldout_x4_n0 test/gain_middlebury_heldout_x8_n0 test/gain_middlebury_heldout_x16_n0 test/gain_middlebury_heldout_x8_n0.02
+	$(call degbins_ablation,claim_mixed_clean,degradation_clean)
+	$(DEGBINS_CLEAN_TABLE) --name degradation_clean_bin_width --metric $(addprefix test/bin_width_,$(DEGBINS_TEST_SETS))
+	$(DEGBINS_CLEAN_TABLE) --name degradation_clean_bin_spread --metric $(addprefix test/bin_spread_,$(DEGBINS_TEST_SETS))
+	$(DEGBINS_CLEAN_TABLE) --name degradation_clean_bin_entropy --metric $(addprefix test/bin_entropy_,$(DEGBINS_TEST_SETS))
+	$(DEGBINS_CLEAN_TABLE) --name degradation_clean_gain --metric $(addprefix test/gain_,$(DEGBINS_TEST_SETS))
