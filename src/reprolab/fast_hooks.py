@@ -3,11 +3,12 @@
 At every training step Lightning calls ~15 hooks (`on_train_batch_start`, `on_before_optimizer_step`, ... on
 every callback, the LightningModule and the strategy), each through a dispatcher that formats a debug line,
 sets and restores `pl_module._current_fx_name` (an `nn.Module.__setattr__`) and opens a profiler context:
-~5-10 µs a call on CPU, most of them reaching an empty base-class method, and it re-reads the
+~5-10 µs a call on CPU, most of them reaching an empty base-class method; and it re-reads the
 `training_step` signature (`inspect.getfullargspec`) at every step. On a small model that is a tenth of the
-step. `install` wraps the three dispatchers so that a hook whose method has an empty body (no instruction but
-`return None`) is not dispatched, and caches the signature check per function. What runs, in what order, with
-which arguments, is unchanged; with a real profiler or debug logging on, Lightning's dispatch runs as before.
+step. `install` replaces the three dispatchers (trainer/call.py) by the same logic less the profiler context
+and the debug line, which does not dispatch a hook whose method has an empty body (no instruction but
+`return None`), and caches the signature check per function. What runs, in what order, with which arguments
+and `_current_fx_name`, is unchanged; with a profiler or debug logging on, Lightning's own dispatch runs.
 """
 
 from __future__ import annotations
@@ -59,19 +60,39 @@ def _plain(trainer) -> bool:
     return type(trainer.profiler) is PassThroughProfiler and not call.log.isEnabledFor(logging.DEBUG)
 
 
-def _skip_empty(dispatch, target):
-    """`dispatch(trainer, hook_name, ...)` (one of Lightning's), skipped when `target(trainer, kwargs)`'s hook is empty."""
+def _call_lightning_module_hook(trainer, hook_name, *args, pl_module=None, **kwargs):
+    """Lightning's `_call_lightning_module_hook` (trainer/call.py), not dispatching an empty hook."""
+    module = pl_module or trainer.lightning_module
+    if module is None or not _plain(trainer):
+        return _lightning["_call_lightning_module_hook"](trainer, hook_name, *args, pl_module=pl_module, **kwargs)
+    if hook_does_nothing(module, hook_name):
+        return None
+    fn = getattr(module, hook_name)
+    if not callable(fn):
+        return None
+    prev_fx_name = module._current_fx_name
+    module._current_fx_name = hook_name
+    output = fn(*args, **kwargs)
+    module._current_fx_name = prev_fx_name
+    return output
 
-    @functools.wraps(dispatch)
-    def wrapped(trainer, hook_name, *args, **kwargs):
-        obj = target(trainer, kwargs)
-        if obj is not None and trainer.lightning_module is not None and _plain(trainer) \
-                and hook_does_nothing(obj, hook_name):
-            return None
-        return dispatch(trainer, hook_name, *args, **kwargs)
 
-    wrapped.reprolab_fast = True
-    return wrapped
+def _call_strategy_hook(trainer, hook_name, *args, **kwargs):
+    """Lightning's `_call_strategy_hook` (trainer/call.py), not dispatching an empty hook."""
+    pl_module = trainer.lightning_module
+    if pl_module is None or not _plain(trainer):
+        return _lightning["_call_strategy_hook"](trainer, hook_name, *args, **kwargs)
+    strategy = trainer.strategy
+    if hook_does_nothing(strategy, hook_name):
+        return None
+    prev_fx_name = pl_module._current_fx_name
+    pl_module._current_fx_name = hook_name
+    fn = getattr(strategy, hook_name)
+    if not callable(fn):
+        return None  # as Lightning: `_current_fx_name` stays the hook's
+    output = fn(*args, **kwargs)
+    pl_module._current_fx_name = prev_fx_name
+    return output
 
 
 def _call_callback_hooks(trainer, hook_name, *args, monitoring_callbacks=None, **kwargs) -> None:
@@ -130,9 +151,8 @@ def install() -> None:
                       _call_lightning_module_hook=call._call_lightning_module_hook,
                       _call_strategy_hook=call._call_strategy_hook,
                       is_param_in_hook_signature=signature_utils.is_param_in_hook_signature)
-    call._call_lightning_module_hook = _skip_empty(
-        call._call_lightning_module_hook, lambda trainer, kwargs: kwargs.get("pl_module") or trainer.lightning_module)
-    call._call_strategy_hook = _skip_empty(call._call_strategy_hook, lambda trainer, kwargs: trainer.strategy)
+    call._call_lightning_module_hook = _call_lightning_module_hook
+    call._call_strategy_hook = _call_strategy_hook
     call._call_callback_hooks = _call_callback_hooks
     cached = _cached_signature_check(signature_utils.is_param_in_hook_signature)
     for module in (training_epoch_loop, evaluation_loop, prediction_loop):
