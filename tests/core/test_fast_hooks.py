@@ -135,3 +135,36 @@ def test_signature_check_is_cached_per_function_and_answers_as_lightning():
                               (module.training_step, "dataloader_iter", {"explicit": True}),
                               (lambda self, *args: None, "batch_idx", {})]:
         assert cached(fn, param, **kwargs) == original(fn, param, **kwargs)
+
+
+def test_a_trainer_still_gets_each_registered_callback_but_packages_are_scanned_once(monkeypatch, tmp_path):
+    from importlib import metadata
+
+    from reprolab import fast_setup
+
+    class Registered(Callback):
+        pass
+
+    class EntryPoint:
+        name = "test"
+
+        def load(self):
+            return Registered
+
+    scans = []
+    monkeypatch.setattr(metadata, "entry_points",
+                        lambda **params: scans.append(params) or ([EntryPoint()] if params == {"group": "g"} else []))
+    fast_setup._group.cache_clear()
+    fast_setup.install()
+    trainers = [L.Trainer(logger=False, enable_checkpointing=False, enable_progress_bar=False,
+                          enable_model_summary=False, default_root_dir=tmp_path) for _ in range(2)]
+    assert scans == [{"group": "lightning.pytorch.callbacks_factory"}]  # one scan for two Trainers
+    assert fast_setup.entry_points(group="g") == fast_setup.entry_points(group="g") and scans.count({"group": "g"}) == 1
+    fast_setup._group.cache_clear()
+    monkeypatch.setattr(metadata, "entry_points", lambda **params: [EntryPoint()])
+    first, second = (L.Trainer(logger=False, enable_checkpointing=False, enable_progress_bar=False,
+                               enable_model_summary=False, default_root_dir=tmp_path) for _ in range(2))
+    ours = [[c for c in t.callbacks if isinstance(c, Registered)] for t in (first, second)]
+    assert len(ours[0]) == len(ours[1]) == 1 and ours[0][0] is not ours[1][0]  # each Trainer its own instance
+    assert len(trainers) == 2
+    fast_setup._group.cache_clear()
