@@ -137,12 +137,11 @@ def redact(value):
     return mask_text(value) if isinstance(value, str) else value
 
 
-def log_config(loggers: list, cfg: DictConfig, resolved: dict | None = None) -> None:
-    """Send the resolved, redacted config to every logger as hyper-parameters (no logger: nothing resolved);
-    `resolved`: the config already resolved (`reprolab.train.check_config`), not resolved again."""
+def log_config(loggers: list, cfg: DictConfig) -> None:
+    """Send the resolved, redacted config to every logger as hyper-parameters (no logger: nothing resolved)."""
     if not loggers:
         return
-    params = redact(resolved if resolved is not None else OmegaConf.to_container(cfg, resolve=True))
+    params = redact(OmegaConf.to_container(cfg, resolve=True))
     for logger in loggers:
         if not write_csv_hparams(logger, params):
             logger.log_hyperparams(params)

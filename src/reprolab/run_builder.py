@@ -25,10 +25,8 @@ def build_task(cfg: DictConfig) -> L.LightningModule:
     return task
 
 
-def build_run(cfg: DictConfig, resolved: dict | None = None,
-              ) -> tuple[L.LightningDataModule, L.LightningModule, L.Trainer]:
-    """Datamodule, task and trainer of `cfg` (`resolved`: `cfg` already resolved, if at hand); a constructor that
-    rejects a config value raises a one-line ConfigError."""
+def build_run(cfg: DictConfig) -> tuple[L.LightningDataModule, L.LightningModule, L.Trainer]:
+    """Datamodule, task and trainer of `cfg`; a constructor that rejects a config value raises a one-line ConfigError."""
     check_device(cfg.device)
     route_library_logs()
     silence_known_noise()
@@ -37,7 +35,7 @@ def build_run(cfg: DictConfig, resolved: dict | None = None,
     try:
         datamodule = instantiate(cfg.data)
         task = build_task(cfg)
-        trainer = build_trainer(cfg, resolved)
+        trainer = build_trainer(cfg)
     except InstantiationException as err:
         converted = from_instantiation(err)
         if converted is err:

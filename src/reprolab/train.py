@@ -86,11 +86,10 @@ def test_best(trainer: L.Trainer, task: L.LightningModule, datamodule) -> tuple[
     return as_floats(merge_results(results)), best
 
 
-def run(cfg: DictConfig, resolved: dict | None = None) -> dict[str, float]:
-    """Train and test one configuration; returns the metrics also written to `metrics.json`. `resolved`: `cfg`
-    already resolved (`check_config`), what the loggers record as hyper-parameters."""
+def run(cfg: DictConfig) -> dict[str, float]:
+    """Train and test one configuration; returns the metrics also written to `metrics.json`."""
     check_resume(cfg)
-    datamodule, task, trainer = build_run(cfg, resolved)
+    datamodule, task, trainer = build_run(cfg)
     metrics = fit(cfg, trainer, task, datamodule)
     if cfg.get("test_after_fit", True):
         test_metrics, best = test_best(trainer, task, datamodule)
@@ -130,17 +129,15 @@ def resume_or_skip(cfg: DictConfig, resolved: dict | None = None) -> dict | None
         return json.loads(path.read_text())
     if decision == "resumed" and not cfg.get("ckpt_path"):
         cfg.ckpt_path = str(path)
-        if resolved is not None:
-            resolved["ckpt_path"] = cfg.ckpt_path  # still `cfg` resolved, for the loggers
         print(f"resuming from {path}")
     return None
 
 
-def run_until_sigterm(cfg: DictConfig, resolved: dict | None = None) -> dict[str, float]:
+def run_until_sigterm(cfg: DictConfig) -> dict[str, float]:
     """`run`; a SIGTERM (Lightning stops at the next step, checkpoints get written) exits 143, not 0, and the
     requeue signal (callbacks/requeue.py: last.ckpt of that step written) exits 128 + its number (SIGUSR2: 140)."""
     try:
-        return run(cfg, resolved)
+        return run(cfg)
     except SIGTERMException as stop:
         signum = getattr(stop, "signum", signal.SIGTERM)  # RequeueRequested: the scheduler's requeue signal
         last = Path(cfg.paths.output_dir) / "checkpoints" / "last.ckpt"
@@ -207,7 +204,7 @@ def _main(cfg: DictConfig) -> float | None:
         if cfg.get("print_config", True):
             print_config_tree(cfg)
         done = resume_or_skip(cfg, resolved)
-        return sweep_value(cfg, done if done is not None else run_until_sigterm(cfg, resolved))
+        return sweep_value(cfg, done if done is not None else run_until_sigterm(cfg))
     except Exception as caught:
         err = from_os_error(from_instantiation(caught))  # a rejected config value → ConfigError, a full disk → StorageError
         user_error = isinstance(err, ReprolabError)

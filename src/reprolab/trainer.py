@@ -35,14 +35,13 @@ def progress_bar(setting) -> bool:
     return sys.stdout.isatty() if str(setting) == "auto" else bool(setting)
 
 
-def build_trainer(cfg: DictConfig, resolved: dict | None = None) -> L.Trainer:
-    """`resolved`: `cfg` already resolved, if at hand (the hyper-parameters the loggers record)."""
+def build_trainer(cfg: DictConfig) -> L.Trainer:
     check_world_size(cfg)  # before a logger starts or a process is launched
     fast_log.install()
     fast_hooks.install()
     fast_setup.install()
     loggers = build_loggers(cfg.get("logger"))
-    log_config(loggers, cfg, resolved)
+    log_config(loggers, cfg)
     callbacks = build_callbacks(cfg.get("callbacks"), with_loggers=bool(loggers), processes=world_size(cfg.device))
     return instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False,
                        enable_checkpointing=checkpointing(cfg.trainer, callbacks),
