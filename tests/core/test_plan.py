@@ -184,3 +184,17 @@ def test_plan_md_explains_only_the_marks_it_uses():
     assert "not measured: killed" in partial
     empty = markdown({"assumptions": P.assumptions(), "targets": {}}, "make plan", ["H100"])
     assert "could not be measured" not in empty and "earlier `make plan`" not in empty
+
+
+def test_gpu_check_plans_both_67m_presets_and_reports_the_delta_overhead():
+    """Both 67M presets are compared with their own plan row; their step-time ratio is the realised overhead."""
+    delta = dict(fake_plan(2.0, 10.0)["targets"]["reproduce-deltamomentum-fineweb-67m"]["jobs"][0],
+                 preset=G.PLAN_ARMS["fineweb_67m_delta"], step_s_H200=1.5)
+    plan = fake_plan(2.0, 10.0)
+    plan["targets"]["reproduce-deltamomentum-fineweb-67m"]["jobs"].append(delta)
+    c = G.compare({"perf/step_ms": 150.0}, plan, "NVIDIA H200", G.PLAN_ARMS["fineweb_67m_delta"])
+    assert c["step_time_ratio"] == pytest.approx(0.8) and "fineweb_67m_delta" in G.report(c)
+    line = G.delta_overhead({"fineweb_67m": {"perf/step_ms": 100.0}, "fineweb_67m_delta": {"perf/step_ms": 110.0}})
+    assert "1.100" in line and "10.0 %" in line and "7.3 %" in line
+    assert G.delta_overhead({"fineweb_67m": {"perf/step_ms": 100.0}}) is None
+    assert set(G.predicted({"targets": committed_plan()}, "H200", p)["step_s"] > 0 for p in G.PLAN_ARMS.values()) == {True}
