@@ -12,17 +12,20 @@ builds each job's defaults list and merges its config files anew (~0.15-0.25 s a
   values) only ride along in its `config_overrides`, which get this job's;
 - the config merged along that list (`_compose_config_from_defaults_list`), handed out as a deep copy.
 
-Anything else (another group choice, another search path) composes the normal way. The cache lives for
-one `reprolab-train` call (one sweep of a `--next` chain: a config file edited between chained sweeps is
-read again) and empties when anything is stored in Hydra's ConfigStore. `REPROLAB_COMPOSE_CACHE=0` turns
-it off.
+Anything else (another group choice, another search path) composes the normal way. The cache works only
+inside one `@hydra.main` call (one `reprolab-train` run or sweep: the next sweep of a `--next` chain, or a
+later `hydra.compose`, reads the config files again; Hydra's own compositions of the master config, to read
+`hydra.mode` and to start the sweep, share one) and empties when anything is stored in Hydra's ConfigStore.
+`REPROLAB_COMPOSE_CACHE=0` turns it off.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import os
+from importlib import import_module
 
 from hydra._internal import config_loader_impl
 from hydra._internal.config_loader_impl import ConfigLoaderImpl
@@ -32,16 +35,31 @@ ENV = "REPROLAB_COMPOSE_CACHE"
 stats = {"composed": 0, "reused": 0}  # configs merged from files / handed out as copies since reset()
 _defaults: dict[tuple, object] = {}  # (sources, config name, group overrides, flags) → DefaultsList, value overrides left out
 _composed: dict[tuple, object] = {}  # (sources, defaults list) → the merged config before any value override
+_depth = [0]  # how many `active()` contexts are open
 
 
 def enabled() -> bool:
-    return os.environ.get(ENV, "1") != "0"
+    return _depth[0] > 0 and os.environ.get(ENV, "1") != "0"
 
 
 def reset() -> None:
     _defaults.clear()
     _composed.clear()
-    stats.update(composed=0, reused=0)
+
+
+@contextlib.contextmanager
+def active():
+    """The cache at work, empty at the start (`stats` counted from here) and emptied at the end."""
+    if _depth[0] == 0:
+        reset()
+        stats.update(composed=0, reused=0)
+    _depth[0] += 1
+    try:
+        yield
+    finally:
+        _depth[0] -= 1
+        if _depth[0] == 0:
+            reset()
 
 
 def _sources(repo) -> tuple:
@@ -99,6 +117,15 @@ def _cached_compose(compose):
     return _compose_config_from_defaults_list
 
 
+def _within(run_hydra):
+    @functools.wraps(run_hydra)
+    def wrapped(*args, **kwargs):
+        with active():
+            return run_hydra(*args, **kwargs)
+
+    return wrapped
+
+
 def _emptying_store(store):
     @functools.wraps(store)
     def wrapped(*args, **kwargs):
@@ -109,11 +136,12 @@ def _emptying_store(store):
 
 
 def install_compose_cache() -> None:
-    """Wrap Hydra's two steps (idempotent) and empty the cache."""
-    reset()
+    """Wrap Hydra's two steps and what `@hydra.main` runs (idempotent)."""
     if getattr(ConfigLoaderImpl._compose_config_from_defaults_list, "reprolab_cache", False):
         return
     config_loader_impl.create_defaults_list = _cached_defaults_list(config_loader_impl.create_defaults_list)
     ConfigLoaderImpl._compose_config_from_defaults_list = _cached_compose(ConfigLoaderImpl._compose_config_from_defaults_list)
     ConfigLoaderImpl._compose_config_from_defaults_list.reprolab_cache = True
     ConfigStore.store = _emptying_store(ConfigStore.store)
+    main_module = import_module("hydra.main")  # the module: `hydra.main` is also the decorator's name
+    main_module._run_hydra = _within(main_module._run_hydra)

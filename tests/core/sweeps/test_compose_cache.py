@@ -32,7 +32,7 @@ def compose_jobs(args: list[str], monkeypatch, cache: bool) -> list[DictConfig]:
     compose_cache.install_compose_cache()
     GlobalHydra.instance().clear()
     monkeypatch.setenv(compose_cache.ENV, "1" if cache else "0")
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3", job_name="train"):
+    with compose_cache.active(), initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3", job_name="train"):
         loader = GlobalHydra.instance().config_loader()
         master = loader.load_configuration("train", overrides=[*args, "hydra.sweep.dir=/tmp/sweep"],
                                            run_mode=RunMode.MULTIRUN)
@@ -88,6 +88,18 @@ def test_cached_jobs_equal_composed_jobs(monkeypatch, args, n_jobs, n_composed):
     assert len({config_hash(cfg) for cfg in cached}) == n_jobs  # each job its own config, not the first job's
 
 
+def test_only_inside_hydra_main(monkeypatch):
+    """Outside `@hydra.main` (`hydra.compose`, a notebook) every config is composed from the files."""
+    compose_cache.install_compose_cache()
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3", job_name="train"):
+        loader = GlobalHydra.instance().config_loader()
+        for seed in (0, 1):
+            loader.load_configuration("train", overrides=[f"seed={seed}"], run_mode=RunMode.RUN)
+    GlobalHydra.instance().clear()
+    assert not compose_cache.enabled() and not compose_cache._composed
+
+
 def test_group_sweeps_compose_each_choice(monkeypatch):
     groups = ["experiment=apt/claim_enb", "optimizer=adam,muon", "logger=csv,none", "~debug", "+dashboard=apt"]
     compose_jobs(groups, monkeypatch, cache=True)
@@ -109,3 +121,17 @@ def test_rerun_with_cache_skips_every_job(tmp_path, monkeypatch):
         assert compose_cache.stats == ({"composed": 1, "reused": 5} if switch == "1" else {"composed": 0, "reused": 0})
     assert sorted(hashes["1"]) == ["0", "1", "2", "3"] and hashes["1"] == hashes["0"]
     assert set(decisions["0"].values()) == {"started"} and set(decisions["1"].values()) == {"skipped"}
+
+
+def test_single_run_composes_once(tmp_path, monkeypatch):
+    """`reprolab-train` without -m: Hydra composes the config to read `hydra.mode`, then for the run; the
+    run reuses the first, and gets the same config as without the cache."""
+    saved = {}
+    for switch in ("0", "1"):
+        monkeypatch.setenv(compose_cache.ENV, switch)
+        args = ["experiment=cifar10/small_sgd_cpu", f"paths.root_dir={tmp_path}", "print_config=false", "seed=3",
+                f"hydra.run.dir={tmp_path / switch}"]
+        assert run_train_cli(monkeypatch, *args) == 0
+        saved[switch] = (tmp_path / switch / ".hydra" / "config.yaml").read_text().replace(f"/{switch}", "/RUN")
+    assert compose_cache.stats == {"composed": 1, "reused": 1}
+    assert saved["0"] == saved["1"]
