@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from reprolab.array_cache import cached_array
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
 from reprolab.extras import require
 
@@ -71,9 +72,17 @@ def resolve_duplicates(records: pd.DataFrame, conflicts: str = "drop") -> pd.Dat
 
 
 @lru_cache(maxsize=4)
-def ecfp_matrix(smiles: tuple[str, ...], radius: int = 2, n_bits: int = 2048) -> np.ndarray:
-    """RDKit Morgan (ECFP{2r}) bit fingerprints, one uint8 0/1 row per SMILES."""
+def ecfp_matrix(smiles: tuple[str, ...], radius: int = 2, n_bits: int = 2048, cache_dir: str | None = None) -> np.ndarray:
+    """RDKit Morgan (ECFP{2r}) bit fingerprints, one uint8 0/1 row per SMILES (kept under `cache_dir`, keyed by the
+    SMILES, radius, bits and RDKit version; memoised in the process)."""
     require("rdkit", "degradequery")
+    import rdkit
+
+    inputs = {"smiles": smiles, "radius": radius, "bits": n_bits, "fingerprint": "morgan_bits", "rdkit": rdkit.__version__}
+    return cached_array(cache_dir, "protac8k-ecfp", inputs, lambda: _morgan_bits(smiles, radius, n_bits))
+
+
+def _morgan_bits(smiles: tuple[str, ...], radius: int, n_bits: int) -> np.ndarray:
     from rdkit import Chem, RDLogger
     from rdkit.Chem import rdFingerprintGenerator
 
@@ -137,8 +146,10 @@ def load_protac8k(
     fp_radius: int = 2,
     fp_bits: int = 2048,
     sequence_db: str | None = "protac-degradation-db/PROTAC-Degradation-DB.csv",
+    cache_dir: str | None = None,
 ) -> Protac8K:
-    """Read `<data_dir>/<subdir>/protac8k.csv` and build fingerprints, ids and sequence features."""
+    """Read `<data_dir>/<subdir>/protac8k.csv` and build fingerprints (kept under `cache_dir` when given), ids and
+    sequence features."""
     records = read_protac8k_csv(Path(data_dir) / subdir / CSV_NAME)
     smiles = tuple(pd.unique(records.smiles))
     mol_of = {s: i for i, s in enumerate(smiles)}
@@ -158,7 +169,7 @@ def load_protac8k(
 
     return Protac8K(
         records=records,
-        fingerprints=ecfp_matrix(smiles, fp_radius, fp_bits),
+        fingerprints=ecfp_matrix(smiles, fp_radius, fp_bits, None if cache_dir is None else str(cache_dir)),
         targets=targets,
         e3s=e3s,
         target_seq=seq_table(targets),
