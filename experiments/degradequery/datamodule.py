@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import lightning as L
 import numpy as np
+import pandas as pd
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
@@ -65,11 +66,11 @@ class Protac8KDataModule(L.LightningDataModule):
 
     def _mol_x(self, tuples: torch.Tensor) -> torch.Tensor:
         """The `mol_tables` columns of a batch's (mol, target, e3) tuples: rows of the tables of every (molecule, E3)
-        pair of the labelled records, each row computed on first use (`mol_tables.MolTables`; the part kinds split
-        each molecule for its record's ligase)."""
+        pair the split's loaders serve, each row computed on first use (`mol_tables.MolTables`, which stores a table
+        once a run has served every pair; the part kinds split each molecule for its record's ligase)."""
         if self.mol_x_tables is None:
-            labelled = self.data.records[self.data.records.label >= 0]
-            pairs = labelled[["mol", "e3_id"]].drop_duplicates().sort_values(["mol", "e3_id"])
+            served = pd.concat([self.split.train, self.split.val, self.split.test])
+            pairs = served[["mol", "e3_id"]].drop_duplicates().sort_values(["mol", "e3_id"])
             self.mol_x_tables = MolTables(tuple(self.smiles[m] for m in pairs.mol), tuple(self.hparams.mol_tables),
                                           self.hparams.fp_bits, tuple(self.e3_names[e] for e in pairs.e3_id),
                                           self.hparams.cache_dir)
@@ -77,7 +78,7 @@ class Protac8KDataModule(L.LightningDataModule):
             self.mol_x_row[pairs.mol.to_numpy(), pairs.e3_id.to_numpy()] = np.arange(len(pairs))
         rows = self.mol_x_row[tuples[:, 0].numpy(), tuples[:, 2].numpy()]
         if (rows < 0).any():
-            raise ConfigError("data.mol_tables serves the labelled records only (train, validation, test)")
+            raise ConfigError("data.mol_tables serves the split's train, validation and test records only")
         return torch.from_numpy(self.mol_x_tables.rows(rows))
 
     @property

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
 from experiments.degradequery import mol_tables as T
 from experiments.degradequery.data import _morgan_bits, ecfp_matrix, load_protac8k
 from experiments.degradequery.datamodule import Protac8KDataModule
+
+from .conftest import tiny_records
 
 pytest.importorskip("rdkit", reason="rdkit is not installed; pip install -e '.[degradequery]'")
 
@@ -112,10 +115,17 @@ def test_a_corrupt_table_file_is_recomputed_with_a_warning(tmp_path, monkeypatch
     assert np.array_equal(np.load(path), again)
 
 
-def test_datamodule_gathers_each_records_rows_of_the_tables(tiny_dir, tmp_path):
-    dm = Protac8KDataModule(str(tiny_dir), val_fraction=0, mol_tables=list(KINDS), fp_bits=64, cache_dir=str(tmp_path))
+def test_datamodule_gathers_each_records_rows_of_the_tables(tmp_path):
+    records = tiny_records()
+    conflict = records.iloc[[0, 0]].assign(id=[100, 101], smiles="CCCl", label=[0, 1])  # a molecule only in a dropped triplet
+    (tmp_path / "protac-8k").mkdir()
+    pd.concat([records, conflict]).to_csv(tmp_path / "protac-8k" / "protac8k.csv", index=False)
+    dm = Protac8KDataModule(str(tmp_path), val_fraction=0, mol_tables=list(KINDS), fp_bits=64, cache_dir=str(tmp_path))
     dm.setup("fit")
     tuples = torch.from_numpy(dm.data.tuples(dm.split.train))
     smiles = tuple(dm.smiles[m] for m in tuples[:, 0].tolist())
     e3s = tuple(dm.e3_names[e] for e in tuples[:, 2].tolist())
     assert torch.equal(dm._mol_x(tuples), torch.from_numpy(T.mol_tables(smiles, KINDS, 64, e3s)))
+    for loader in (dm.train_dataloader(), dm.val_dataloader(), dm.test_dataloader()):
+        list(loader)
+    assert [len(cache_files(tmp_path, f"protac8k-{k}")) for k in KINDS] == [1, 1, 1]  # a full run stores its tables
