@@ -16,7 +16,7 @@ whose training records disagree is dropped (`conflicts=drop`, default), resolved
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -97,8 +97,10 @@ def _morgan_bits(smiles: tuple[str, ...], radius: int, n_bits: int) -> np.ndarra
     return out
 
 
+@cache
 def sequence_features(sequence: str) -> np.ndarray:
-    """Amino-acid composition (20) + dipeptide composition (400) of one protein sequence."""
+    """Amino-acid composition (20) + dipeptide composition (400) of one protein sequence (memoised: every run of a
+    sweep builds the same tables; callers copy the row)."""
     seq = "".join(c for c in sequence.upper() if c in AMINO_ACIDS)
     index = {a: i for i, a in enumerate(AMINO_ACIDS)}
     mono = np.zeros(len(AMINO_ACIDS), dtype=np.float32)
@@ -110,8 +112,9 @@ def sequence_features(sequence: str) -> np.ndarray:
     return np.concatenate([mono / max(len(seq), 1), di / max(len(seq) - 1, 1)])
 
 
+@lru_cache(maxsize=4)
 def protein_sequences(db_csv: Path) -> dict[str, str]:
-    """UniProt id -> sequence from PROTAC-Degradation-DB (POI and E3 columns); {} when absent."""
+    """UniProt id -> sequence from PROTAC-Degradation-DB (POI and E3 columns); {} when absent (memoised; read only)."""
     if not db_csv.is_file():
         return {}
     cols = ["Uniprot", "POI Sequence", "E3 Ligase Uniprot", "E3 Ligase Sequence"]
