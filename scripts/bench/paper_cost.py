@@ -65,7 +65,7 @@ for seed in cfg.seeds:
     run_split(neural, "official", seed, {{}})
 """
 DQ_COMMON = ["seed=0", "++data.split=official", "print_config=false", "paths.data_dir={data}",
-             "paths.log_dir={root}"]
+             "paths.log_dir={root}", "paths.cache_dir={cache}"]  # round 0 fills the ECFP cache, later rounds read it
 
 DFG_PLAIN_SETUP = """
 import torch

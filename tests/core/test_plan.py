@@ -29,6 +29,16 @@ def test_target_jobs_count_the_sweep_and_measure_its_first_values():
     assert "reproduce-all" not in P.reproduce_targets() and "reproduce-cifar10" in P.reproduce_targets()
 
 
+def test_target_jobs_read_each_call_of_a_chained_command(tmp_path):
+    """`reprolab-train -m A --next -m B` (sweep_chain.py) is two calls: each has its own presets and overrides."""
+    (tmp_path / "Makefile").write_text(
+        "reproduce-x:\n\t-OMP_NUM_THREADS=1 .venv/bin/reprolab-train -m experiment=p/pre seed=0,1 model.hidden=8,16 \\\n"
+        "\t  --next -m experiment=p/a,p/b seed=0,1,2 hydra.sweep.dir=x\n")
+    assert P.target_jobs("reproduce-x", tmp_path) == [
+        {"preset": "p/pre", "overrides": ["model.hidden=8"], "runs": 4},
+        {"preset": "p/a", "overrides": [], "runs": 3}, {"preset": "p/b", "overrides": [], "runs": 3}]
+
+
 def test_estimate_scales_the_two_measured_batches_linearly():
     one = {"flops": 10.0, "ops": 100, "activation_bytes": 1000.0, "params": 100, "param_bytes": 400,
            "optimizer_state_bytes": 800}
