@@ -1,8 +1,8 @@
 """PROTAC-8K: read the flattened CSV, resolve duplicate triplets, featurise molecules, targets and E3s.
 
 A record is a (PROTAC SMILES, target, E3 ligase) tuple with a label 1 (high degradation), 0 (low) or
--1 (unlabeled). `load_protac8k` returns a `Protac8K` bundle that both the plain-PyTorch claim path and
-the Lightning datamodule index into: one ECFP row per distinct SMILES, integer ids for targets and E3s
+-1 (unlabeled). `load_protac8k` returns a `Protac8K` bundle that the Lightning datamodule and the
+scikit-learn baselines index into: one ECFP row per distinct SMILES, integer ids for targets and E3s
 (built from names only, never labels), and optional sequence features for the proteins that
 PROTAC-Degradation-DB gives a sequence for.
 
