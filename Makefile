@@ -61,7 +61,7 @@ bench-hetero: ## Heteroskedastic claim slice: CPU before/after the per-job cost 
 bench-paper-cost: ## APT / DegradeQuery / DeepfakeGenome claim slices: plain loop vs trainer before/after the fourth cost pass, CPU + bit-identical metrics (~10 min CPU)
 	for p in apt degradequery deepfakegenome; do $(CPU1) $(PY) scripts/bench/paper_cost.py --paper $$p || exit 1; done
 
-gpu-check: ## The GPU device group end to end (fp32, bf16, compile, DDP; AdamW vs DeltaAdamW) with throughput ratios -> logs/gpu_check/gpu_check.json (1 GPU, ~5 min)
+gpu-check: ## The GPU device group end to end (fp32, bf16, compile, DDP; AdamW vs DeltaAdamW, both 67M presets against the plan) with throughput ratios -> logs/gpu_check/gpu_check.json (1 GPU, ~6 min)
 	$(PY) scripts/bench/gpu_check.py --out logs/gpu_check
 
 reproduce-cifar10: ## CIFAR-10 ResNet-18 SGD baseline, 200 epochs (1 GPU)

@@ -24,11 +24,13 @@ from torch.utils.data import DataLoader, Dataset, WeightedRandomSampler
 from experiments.deepfakegenome.tree import REAL, read_df40, read_dfg_tree
 from experiments.deepfakegenome.zoo import FAMILIES
 from experiments.deepfakegenome.zoo_build import build_zoo
+from reprolab.data.decoded_cache import decoded_stack
 from reprolab.data.fake import real_setup
 from reprolab.errors import ConfigError, CorruptDataError
 
 # DeepfakeGenome's size (README: 100 algorithms in five families, 2M images): our split of it for `+data/fake=on`
 DFG_FAKES_PER_ALGORITHM, DFG_REALS = 18_000, 200_000
+DECODER = "ForgeryImages._load: RGB, bicubic resize"  # names the decoding in the decoded-cache key: change it with _load
 
 
 def fake_forgery_table(algorithms: list[str], fractions, seed: int = 0) -> pd.DataFrame:
@@ -65,14 +67,16 @@ class ProtocolSplit:
 
 
 class ForgeryImages(Dataset):
-    """Images of one split as dict samples; decoded lazily, or all at once with ``in_memory``."""
+    """Images of one split as dict samples; decoded lazily, or all at once with ``in_memory`` (and then kept
+    decoded under ``cache_dir`` for the next run, when given)."""
 
-    def __init__(self, table, image_size: int, hflip: bool, in_memory: bool):
+    def __init__(self, table, image_size: int, hflip: bool, in_memory: bool, cache_dir: str | None = None):
         self.paths = list(table["path"])
         self.targets = {k: torch.as_tensor(np.asarray(table[k]).copy(), dtype=torch.long)
                         for k in ("fake", "label", "algorithm", "family")}
         self.image_size, self.hflip = image_size, hflip
-        self.cache = torch.stack([self._load(p) for p in self.paths]) if in_memory and self.paths else None
+        self.cache = (decoded_stack(self.paths, self._load, f"{DECODER} {image_size}px", cache_dir)
+                      if in_memory and self.paths else None)
 
     def _load(self, path: str) -> torch.Tensor:
         try:
@@ -94,6 +98,23 @@ class ForgeryImages(Dataset):
             image = image.flip(-1)
         return {"image": image, **{k: v[i] for k, v in self.targets.items()}}
 
+    def __getitems__(self, indices: list[int]) -> dict:
+        """A whole batch in one gather (the DataLoader's batched fetch): `default_collate([self[i] for i in
+        indices])`, with the same flips (one draw of torch's global RNG per image, in order) at a fraction of the
+        Python cost. The loaders pass it through with `collate_batch`."""
+        index = torch.as_tensor(indices, dtype=torch.long)
+        images = self.cache[index] if self.cache is not None else torch.stack([self._load(self.paths[i]) for i in indices])
+        images = images.float() / 255
+        if self.hflip:
+            flip = torch.rand(len(indices)) < 0.5
+            images = torch.where(flip[:, None, None, None], images.flip(-1), images)
+        return {"image": images, **{k: v[index] for k, v in self.targets.items()}}
+
+
+def collate_batch(batch: dict) -> dict:
+    """The collate of a batch `ForgeryImages.__getitems__` already gathered: nothing left to stack."""
+    return batch
+
 
 class DeepfakeDataModule(L.LightningDataModule):
     def __init__(self, data_dir: str, layout: str = "dfg", root: str = "DeepfakeGenome", unseen=(),
@@ -102,7 +123,8 @@ class DeepfakeDataModule(L.LightningDataModule):
                  image_size: int = 32, hflip: bool = True, batch_size: int = 64, eval_batch_size: int = 256,
                  num_workers: int = 0, in_memory: bool = False, zoo: dict | None = None,
                  df40_families: dict | None = None, df40_real_dirs=("real", "original", "youtube", "celeb-real"),
-                 num_classes: int | None = None, seed: int = 0, zoo_dir: str | None = None):
+                 num_classes: int | None = None, seed: int = 0, zoo_dir: str | None = None,
+                 decoded_cache_dir: str | None = None):
         super().__init__()
         if layout not in ("dfg", "df40", "zoo"):
             raise ConfigError(f"data.layout must be dfg, df40 or zoo, got {layout!r}")
@@ -112,6 +134,7 @@ class DeepfakeDataModule(L.LightningDataModule):
         self.train_reals, self.balance_real_fake = train_reals, balance_real_fake
         self.fractions, self.split_salt = tuple(fractions), split_salt
         self.image_size, self.hflip, self.in_memory = image_size, hflip, in_memory
+        self.decoded_cache_dir = decoded_cache_dir  # in_memory: decoded stacks kept there (reprolab.data.decoded_cache)
         self.batch_size, self.eval_batch_size, self.num_workers = batch_size, eval_batch_size, num_workers
         self.zoo, self.df40_families, self.df40_real_dirs = dict(zoo or {}), df40_families, tuple(df40_real_dirs)
         self.seed = seed
@@ -168,7 +191,7 @@ class DeepfakeDataModule(L.LightningDataModule):
         seen_or_real = table["label"] >= 0
         if self.train_reals:
             seen_or_real |= table["fake"] == 0
-        make = lambda rows, flip: ForgeryImages(rows, self.image_size, flip, self.in_memory)
+        make = lambda rows, flip: ForgeryImages(rows, self.image_size, flip, self.in_memory, self.decoded_cache_dir)
         self.train_set = make(table[(table["split"] == "train") & seen_or_real], self.hflip)
         self.val_set = make(table[(table["split"] == "val") & seen_or_real], False)
         # shuffled once (fixed seed) so that any prefix of the test loader mixes reals and algorithms
@@ -196,10 +219,11 @@ class DeepfakeDataModule(L.LightningDataModule):
             weights = torch.where(fake == 1, 0.5 / fake.sum(), 0.5 / (len(fake) - fake.sum())).double()
             sampler = WeightedRandomSampler(weights, len(fake), generator=torch.Generator().manual_seed(self.seed))
         return DataLoader(self.train_set, self.batch_size, shuffle=sampler is None, sampler=sampler,
-                          num_workers=self.num_workers, drop_last=len(self.train_set) > self.batch_size)
+                          num_workers=self.num_workers, drop_last=len(self.train_set) > self.batch_size,
+                          collate_fn=collate_batch)
 
     def val_dataloader(self):
-        return DataLoader(self.val_set, self.eval_batch_size, num_workers=self.num_workers)
+        return DataLoader(self.val_set, self.eval_batch_size, num_workers=self.num_workers, collate_fn=collate_batch)
 
     def test_dataloader(self):
-        return DataLoader(self.test_set, self.eval_batch_size, num_workers=self.num_workers)
+        return DataLoader(self.test_set, self.eval_batch_size, num_workers=self.num_workers, collate_fn=collate_batch)

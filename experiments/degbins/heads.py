@@ -9,6 +9,7 @@ the previous residual estimate r_{t-1} and half-range s_{t-1} (r_0 = 0, s_0 = R)
           per-pixel adaptive widths over [r - s, r + s])
   p     = softmax(l);  r_t = sum_k p_k c_k                               (AdaBins hybrid regression)
   s_t   = clamp(gamma * sqrt(sum_k p_k (c_k - r_t)^2), s_min, s_{t-1})   (IEBins elastic range)
+          gamma = 0.5 is IEBins' (`update_sample`: the next full range is one std), s_t <= s_{t-1} is ours
 The predicted depth of stage t is D_up + r_t. b_w, b_l (2N numbers) are learned prior logits: the
 initial partition and bin prior shared by all pixels.
 
@@ -49,7 +50,7 @@ class BinsHead(_StagedHead):
     """Multi-stage adaptive depth bins; returns per-stage residuals and the last stage's bins."""
 
     def __init__(self, channels: int, num_bins: int = 16, stages: int = 3, residual_range: float = 0.1,
-                 range_scale: float = 3.0, min_range: float = 1e-3, detach_range: bool = True):
+                 range_scale: float = 0.5, min_range: float = 1e-3, detach_range: bool = True):
         super().__init__(channels, num_bins, stages, residual_range)
         self.range_scale, self.min_range, self.detach_range = range_scale, min_range, detach_range
         self.prior = nn.Parameter(torch.zeros(2 * num_bins))  # (b_w, b_l)

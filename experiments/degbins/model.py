@@ -57,7 +57,7 @@ class DegBinsNet(nn.Module):
     """
 
     def __init__(self, head: str = "bins", channels: int = 32, dilations: Sequence[int] = (1, 2, 4, 1),
-                 num_bins: int = 16, stages: int = 3, residual_range: float = 0.1, range_scale: float = 3.0,
+                 num_bins: int = 16, stages: int = 3, residual_range: float = 0.1, range_scale: float = 0.5,
                  min_range: float = 1e-3, detach_range: bool = True, unshuffle: int = 1,
                  degradation_condition: str = "none", estimate_degradation: bool = False):
         super().__init__()

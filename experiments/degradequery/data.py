@@ -1,8 +1,8 @@
 """PROTAC-8K: read the flattened CSV, resolve duplicate triplets, featurise molecules, targets and E3s.
 
 A record is a (PROTAC SMILES, target, E3 ligase) tuple with a label 1 (high degradation), 0 (low) or
--1 (unlabeled). `load_protac8k` returns a `Protac8K` bundle that both the plain-PyTorch claim path and
-the Lightning datamodule index into: one ECFP row per distinct SMILES, integer ids for targets and E3s
+-1 (unlabeled). `load_protac8k` returns a `Protac8K` bundle that the Lightning datamodule and the
+scikit-learn baselines index into: one ECFP row per distinct SMILES, integer ids for targets and E3s
 (built from names only, never labels), and optional sequence features for the proteins that
 PROTAC-Degradation-DB gives a sequence for.
 
@@ -16,12 +16,13 @@ whose training records disagree is dropped (`conflicts=drop`, default), resolved
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from reprolab.array_cache import cached_array
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
 from reprolab.extras import require
 
@@ -71,9 +72,17 @@ def resolve_duplicates(records: pd.DataFrame, conflicts: str = "drop") -> pd.Dat
 
 
 @lru_cache(maxsize=4)
-def ecfp_matrix(smiles: tuple[str, ...], radius: int = 2, n_bits: int = 2048) -> np.ndarray:
-    """RDKit Morgan (ECFP{2r}) bit fingerprints, one uint8 0/1 row per SMILES."""
+def ecfp_matrix(smiles: tuple[str, ...], radius: int = 2, n_bits: int = 2048, cache_dir: str | None = None) -> np.ndarray:
+    """RDKit Morgan (ECFP{2r}) bit fingerprints, one uint8 0/1 row per SMILES (kept under `cache_dir`, keyed by the
+    SMILES, radius, bits and RDKit version; memoised in the process)."""
     require("rdkit", "degradequery")
+    import rdkit
+
+    inputs = {"smiles": smiles, "radius": radius, "bits": n_bits, "fingerprint": "morgan_bits", "rdkit": rdkit.__version__}
+    return cached_array(cache_dir, "protac8k-ecfp", inputs, lambda: _morgan_bits(smiles, radius, n_bits))
+
+
+def _morgan_bits(smiles: tuple[str, ...], radius: int, n_bits: int) -> np.ndarray:
     from rdkit import Chem, RDLogger
     from rdkit.Chem import rdFingerprintGenerator
 
@@ -88,8 +97,10 @@ def ecfp_matrix(smiles: tuple[str, ...], radius: int = 2, n_bits: int = 2048) ->
     return out
 
 
+@cache
 def sequence_features(sequence: str) -> np.ndarray:
-    """Amino-acid composition (20) + dipeptide composition (400) of one protein sequence."""
+    """Amino-acid composition (20) + dipeptide composition (400) of one protein sequence (memoised: every run of a
+    sweep builds the same tables; callers copy the row)."""
     seq = "".join(c for c in sequence.upper() if c in AMINO_ACIDS)
     index = {a: i for i, a in enumerate(AMINO_ACIDS)}
     mono = np.zeros(len(AMINO_ACIDS), dtype=np.float32)
@@ -101,8 +112,9 @@ def sequence_features(sequence: str) -> np.ndarray:
     return np.concatenate([mono / max(len(seq), 1), di / max(len(seq) - 1, 1)])
 
 
+@lru_cache(maxsize=4)
 def protein_sequences(db_csv: Path) -> dict[str, str]:
-    """UniProt id -> sequence from PROTAC-Degradation-DB (POI and E3 columns); {} when absent."""
+    """UniProt id -> sequence from PROTAC-Degradation-DB (POI and E3 columns); {} when absent (memoised; read only)."""
     if not db_csv.is_file():
         return {}
     cols = ["Uniprot", "POI Sequence", "E3 Ligase Uniprot", "E3 Ligase Sequence"]
@@ -137,8 +149,10 @@ def load_protac8k(
     fp_radius: int = 2,
     fp_bits: int = 2048,
     sequence_db: str | None = "protac-degradation-db/PROTAC-Degradation-DB.csv",
+    cache_dir: str | None = None,
 ) -> Protac8K:
-    """Read `<data_dir>/<subdir>/protac8k.csv` and build fingerprints, ids and sequence features."""
+    """Read `<data_dir>/<subdir>/protac8k.csv` and build fingerprints (kept under `cache_dir` when given), ids and
+    sequence features."""
     records = read_protac8k_csv(Path(data_dir) / subdir / CSV_NAME)
     smiles = tuple(pd.unique(records.smiles))
     mol_of = {s: i for i, s in enumerate(smiles)}
@@ -158,7 +172,7 @@ def load_protac8k(
 
     return Protac8K(
         records=records,
-        fingerprints=ecfp_matrix(smiles, fp_radius, fp_bits),
+        fingerprints=ecfp_matrix(smiles, fp_radius, fp_bits, None if cache_dir is None else str(cache_dir)),
         targets=targets,
         e3s=e3s,
         target_seq=seq_table(targets),

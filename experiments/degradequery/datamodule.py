@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import lightning as L
 import numpy as np
+import pandas as pd
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
@@ -15,7 +16,7 @@ from reprolab.errors import ConfigError
 
 from .data import load_protac8k
 from .inputs import TupleInputs
-from .mol_tables import mol_tables
+from .mol_tables import MolTables
 from .splits import SPLITS
 
 
@@ -39,18 +40,19 @@ class Protac8KDataModule(L.LightningDataModule):
         max_targets: int = 512,
         max_e3s: int = 32,
         mol_tables: list[str] | tuple[str, ...] = (),
+        cache_dir: str | None = None,
     ):
         super().__init__()
         if split not in SPLITS:
             raise ConfigError(f"data.split '{split}' is unknown; choose one of {sorted(SPLITS)}")
         self.save_hyperparameters()
-        self.data = self.split = self.inputs = None
+        self.data = self.split = self.inputs = self.mol_x_tables = None
 
     def setup(self, stage: str | None = None) -> None:
         if self.data is not None:
             return
         h = self.hparams
-        self.data = load_protac8k(h.data_dir, h.subdir, h.fp_radius, h.fp_bits)
+        self.data = load_protac8k(h.data_dir, h.subdir, h.fp_radius, h.fp_bits, cache_dir=h.cache_dir)
         if len(self.data.targets) > h.max_targets or len(self.data.e3s) > h.max_e3s:
             raise ConfigError(f"PROTAC-8K has {len(self.data.targets)} targets / {len(self.data.e3s)} E3s, more than "
                               f"data.max_targets={h.max_targets} / data.max_e3s={h.max_e3s}; raise them")
@@ -63,11 +65,21 @@ class Protac8KDataModule(L.LightningDataModule):
         self.e3_names = self.data.records.drop_duplicates("e3_id").set_index("e3_id").e3_name.sort_index().tolist()
 
     def _mol_x(self, tuples: torch.Tensor) -> torch.Tensor:
-        """The `mol_tables` columns of a batch's (mol, target, e3) tuples (computed on first use, `mol_tables.mol_row`;
-        the part kinds split each molecule for its record's ligase)."""
-        kinds, bits = tuple(self.hparams.mol_tables), self.hparams.fp_bits
-        smiles = tuple(self.smiles[m] for m in tuples[:, 0].tolist())
-        return torch.from_numpy(mol_tables(smiles, kinds, bits, tuple(self.e3_names[e] for e in tuples[:, 2].tolist())))
+        """The `mol_tables` columns of a batch's (mol, target, e3) tuples: rows of the tables of every (molecule, E3)
+        pair the split's loaders serve, each row computed on first use (`mol_tables.MolTables`, which stores a table
+        once a run has served every pair; the part kinds split each molecule for its record's ligase)."""
+        if self.mol_x_tables is None:
+            served = pd.concat([self.split.train, self.split.val, self.split.test])
+            pairs = served[["mol", "e3_id"]].drop_duplicates().sort_values(["mol", "e3_id"])
+            self.mol_x_tables = MolTables(tuple(self.smiles[m] for m in pairs.mol), tuple(self.hparams.mol_tables),
+                                          self.hparams.fp_bits, tuple(self.e3_names[e] for e in pairs.e3_id),
+                                          self.hparams.cache_dir)
+            self.mol_x_row = np.full((len(self.smiles), len(self.e3_names)), -1, dtype=np.int64)
+            self.mol_x_row[pairs.mol.to_numpy(), pairs.e3_id.to_numpy()] = np.arange(len(pairs))
+        rows = self.mol_x_row[tuples[:, 0].numpy(), tuples[:, 2].numpy()]
+        if (rows < 0).any():
+            raise ConfigError("data.mol_tables serves the split's train, validation and test records only")
+        return torch.from_numpy(self.mol_x_tables.rows(rows))
 
     @property
     def num_targets(self) -> int:

@@ -19,6 +19,7 @@ Prints each arm's median over rounds and its ratio to the plain loop's median.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
 import statistics
@@ -134,10 +135,19 @@ def child_cpu(cmd: list[str], cwd: Path, env: dict) -> tuple[float, float]:
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, wall
 
 
-def checkout(rev: str, where: Path) -> Path:
-    subprocess.run(["git", "worktree", "add", "--detach", str(where), rev], cwd=REPO_ROOT, check=True,
-                   capture_output=True)
-    return where
+@contextlib.contextmanager
+def checkouts(revs: dict[str, str], tmp: Path):
+    """{arm: temporary detached git worktree of its revision}, removed on exit (also after an error)."""
+    trees: dict[str, Path] = {}
+    try:
+        for arm, rev in revs.items():
+            subprocess.run(["git", "worktree", "add", "--detach", str(tmp / arm), rev], cwd=REPO_ROOT, check=True,
+                           capture_output=True)
+            trees[arm] = tmp / arm
+        yield trees
+    finally:
+        for tree in trees.values():
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=REPO_ROOT, capture_output=True)
 
 
 def arm_command(arm: str, tree: Path, p: Protocol, data_dir: str, sweep_dir: str, quick: bool) -> list[str]:
@@ -163,26 +173,20 @@ def main() -> None:
     if not (Path(args.data_dir) / protocol.text).is_file():
         sys.exit(f"error: {Path(args.data_dir) / protocol.text} not found; pass --data-dir or set REPROLAB_DATA")
     arms = args.arms.split(",")
-    with tempfile.TemporaryDirectory(prefix="claim-cost-") as tmp:
-        trees = {"plain": REPO_ROOT, "after": REPO_ROOT}
-        if "before" in arms:
-            trees["before"] = checkout(args.before, Path(tmp) / "before")
-        cpu: dict[str, list[float]] = {arm: [] for arm in arms}
-        wall: dict[str, list[float]] = {arm: [] for arm in arms}
-        try:
-            for r in range(args.rounds):
-                for arm in arms:
-                    tree = trees[arm]
-                    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": f"{tree / 'src'}{os.pathsep}{tree}"}
-                    cmd = arm_command(arm, tree, protocol, args.data_dir, f"{tmp}/sweeps/{arm}-{r}", args.quick)
-                    c, w = child_cpu(cmd, tree, env)
-                    cpu[arm].append(c)
-                    wall[arm].append(w)
-                    print(f"round {r}: {arm:6s} {c:7.1f} s CPU {w:7.1f} s wall", flush=True)
-        finally:
-            if "before" in trees:
-                subprocess.run(["git", "worktree", "remove", "--force", str(trees["before"])], cwd=REPO_ROOT,
-                               capture_output=True)
+    cpu: dict[str, list[float]] = {arm: [] for arm in arms}
+    wall: dict[str, list[float]] = {arm: [] for arm in arms}
+    with tempfile.TemporaryDirectory(prefix="claim-cost-") as tmp, \
+            checkouts({"before": args.before} if "before" in arms else {}, Path(tmp)) as trees:
+        trees.update(plain=REPO_ROOT, after=REPO_ROOT)
+        for r in range(args.rounds):
+            for arm in arms:
+                tree = trees[arm]
+                env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": f"{tree / 'src'}{os.pathsep}{tree}"}
+                cmd = arm_command(arm, tree, protocol, args.data_dir, f"{tmp}/sweeps/{arm}-{r}", args.quick)
+                c, w = child_cpu(cmd, tree, env)
+                cpu[arm].append(c)
+                wall[arm].append(w)
+                print(f"round {r}: {arm:6s} {c:7.1f} s CPU {w:7.1f} s wall", flush=True)
     n_runs = len(protocol.optimizers) * len(protocol.lrs)
     print(f"\n{n_runs} runs × {protocol.steps} steps, median of {args.rounds} rounds, CPU = user+sys "
           f"(OMP_NUM_THREADS=1); ratio to {arms[0]}:\n")

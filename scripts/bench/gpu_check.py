@@ -6,7 +6,7 @@
 Arms (each a fresh `reprolab-train` process on generated data, so nothing needs downloading):
 ResNet-18 on 32x32 images with `device=gpu` in fp32 (TF32 matmuls), bf16-mixed, bf16 + `device.compile=true`,
 and `device=ddp` on one GPU (NCCL initialised, DDP wrapping); a Llama 67M on random bytes with AdamW and
-DeltaAdamW (bf16). Each arm's metrics.json carries `perf/*` from `reprolab.callbacks.StepTimer`; the script
+DeltaAdamW (bf16); the paper's 67M AdamW and DeltaAdamW presets as planned (gpu_check_plan.py). Each arm's metrics.json carries `perf/*` from `reprolab.callbacks.StepTimer`; the script
 writes `<out>/gpu_check.json` and prints the throughput ratios side by side (bf16/fp32, compile/bf16,
 DDP/plain, DeltaAdamW/AdamW). A failing arm is recorded with its error line; the others still run.
 """
@@ -25,7 +25,7 @@ import numpy as np
 from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gpu_check_plan import ARM, arm_overrides, compare, load_plan, report  # noqa: E402
+from gpu_check_plan import PLAN_ARMS, arm_overrides, compare, delta_overhead, load_plan, report  # noqa: E402
 
 TRAIN = [sys.executable, "-m", "reprolab.train"]
 COMMON = ["logger=csv", "print_config=false", "trainer.enable_progress_bar=false", "trainer.max_epochs=1",
@@ -74,7 +74,8 @@ def arms(images: Path, text: Path, smoke: bool) -> dict[str, list[str]]:
         "ddp_1gpu": [*vision, "device=ddp", "device.devices=1"],
         "adamw": lm,
         "delta_adamw": [*lm, "optimizer=delta_adamw", "optimizer.lr=3e-3"],
-        ARM: arm_overrides(),  # the paper's 67M preset as planned, compared with plan.json below
+        # the paper's 67M presets as planned, compared with plan.json below
+        **{arm: arm_overrides(preset=preset) for arm, preset in PLAN_ARMS.items()},
     }
 
 
@@ -128,13 +129,17 @@ def main() -> int:
     except Exception as err:  # the report still gets written
         summary["device"] = f"unknown ({err})"
     plan = load_plan(Path(__file__).resolve().parents[2] / "plan.json")
-    if ARM in results and plan is not None:
-        summary["plan_check"] = compare(results[ARM], plan, summary["device"])
+    if plan is not None:
+        summary["plan_check"] = {arm: compare(results[arm], plan, summary["device"], preset)
+                                 for arm, preset in PLAN_ARMS.items() if arm in results}
+    summary["delta_overhead_67m"] = delta_overhead(results)
     (args.out / "gpu_check.json").write_text(json.dumps(summary, indent=1))
     for label, value in summary["ratios"].items():
         print(f"{label:20s} {value:.3f}")
-    if "plan_check" in summary:
-        print(report(summary["plan_check"]))
+    for comparison in summary.get("plan_check", {}).values():
+        print(report(comparison))
+    if summary["delta_overhead_67m"]:
+        print(summary["delta_overhead_67m"])
     return 0 if all(r["rc"] == 0 for r in results.values()) else 1
 
 

@@ -18,13 +18,12 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from claim_cost import REPO_ROOT, checkout, child_cpu  # noqa: E402
+from claim_cost import REPO_ROOT, checkouts, child_cpu  # noqa: E402
 
 from reprolab.paths import data_root  # noqa: E402
 
@@ -67,22 +66,18 @@ def main() -> None:
     n_jobs = {"mean": 1, "posthoc": 4, "end_to_end": 4}
     n_jobs = {k: v * len(args.data.split(",")) * len(args.seeds.split(",")) for k, v in n_jobs.items()}
     cpu = {(arm, stage): [] for arm in arms for stage in n_jobs}
-    with tempfile.TemporaryDirectory(prefix="hetero-cost-") as tmp:
-        trees = {"before": checkout(args.before, Path(tmp) / "before"), "after": REPO_ROOT}
-        try:
-            for r in range(args.rounds):
-                for arm in arms:
-                    tree, root = trees[arm], f"{tmp}/runs/{arm}-{r}"
-                    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-                           "PYTHONPATH": f"{tree / 'src'}{os.pathsep}{tree}"}
-                    for stage, overrides in stages(args.data, args.seeds, args.data_dir, root).items():
-                        c, w = child_cpu([sys.executable, "-m", "reprolab.train", "-m", *overrides], tree, env)
-                        cpu[arm, stage].append(c)
-                        print(f"round {r}: {arm:6s} {stage:10s} {c:7.1f} s CPU {w:7.1f} s wall", flush=True)
-            runs = {arm: metrics_by_run(Path(tmp) / "runs" / f"{arm}-0") for arm in arms}
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(trees["before"])], cwd=REPO_ROOT,
-                           capture_output=True)
+    with tempfile.TemporaryDirectory(prefix="hetero-cost-") as tmp, checkouts({"before": args.before}, Path(tmp)) as trees:
+        trees["after"] = REPO_ROOT
+        for r in range(args.rounds):
+            for arm in arms:
+                tree, root = trees[arm], f"{tmp}/runs/{arm}-{r}"
+                env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                       "PYTHONPATH": f"{tree / 'src'}{os.pathsep}{tree}"}
+                for stage, overrides in stages(args.data, args.seeds, args.data_dir, root).items():
+                    c, w = child_cpu([sys.executable, "-m", "reprolab.train", "-m", *overrides], tree, env)
+                    cpu[arm, stage].append(c)
+                    print(f"round {r}: {arm:6s} {stage:10s} {c:7.1f} s CPU {w:7.1f} s wall", flush=True)
+        runs = {arm: metrics_by_run(Path(tmp) / "runs" / f"{arm}-0") for arm in arms}
     differ = [run for run in runs["after"] if runs["after"][run] != runs["before"].get(run)]
     print(f"\nCPU = user+sys (OMP_NUM_THREADS=1), median of {args.rounds} rounds; data {args.data}, seeds {args.seeds}\n")
     print("| stage | jobs | before: CPU s (per job) | after: CPU s (per job) | after / before |\n|---|---|---|---|---|")

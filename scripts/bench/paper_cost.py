@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from claim_cost import REPO_ROOT, checkout, child_cpu, print_cpu_table  # noqa: E402
+from claim_cost import REPO_ROOT, checkouts, child_cpu, print_cpu_table  # noqa: E402
 from hetero_cost import metrics_by_run  # noqa: E402
 
 from reprolab.paths import data_root  # noqa: E402
@@ -65,7 +65,7 @@ for seed in cfg.seeds:
     run_split(neural, "official", seed, {{}})
 """
 DQ_COMMON = ["seed=0", "++data.split=official", "print_config=false", "paths.data_dir={data}",
-             "paths.log_dir={root}"]
+             "paths.log_dir={root}", "paths.cache_dir={cache}"]  # round 0 fills the ECFP cache, later rounds read it
 
 DFG_PLAIN_SETUP = """
 import torch
@@ -164,27 +164,20 @@ def main() -> None:
     parser.add_argument("--data-dir", default=str(data_root()))
     args = parser.parse_args()
     sl, arms = SLICES[args.paper], args.arms.split(",")
-    with tempfile.TemporaryDirectory(prefix="paper-cost-") as tmp:
-        trees = {"after": REPO_ROOT}
-        revs = {"plain": sl.plain_rev, "before": args.before}
-        trees.update({arm: checkout(revs[arm], Path(tmp) / arm) for arm in arms if arm in revs})
-        cpu: dict[str, list[float]] = {arm: [] for arm in arms}
+    revs = {arm: rev for arm, rev in (("plain", sl.plain_rev), ("before", args.before)) if arm in arms}
+    cpu: dict[str, list[float]] = {arm: [] for arm in arms}
+    with tempfile.TemporaryDirectory(prefix="paper-cost-") as tmp, checkouts(revs, Path(tmp)) as trees:
+        trees["after"] = REPO_ROOT
         fmt = {"data": args.data_dir, "cache": f"{tmp}/cache"}
-        try:
-            prepare(sl, trees, fmt)
-            for r in range(args.rounds):
-                for arm in arms:
-                    total = 0.0
-                    for cmd in arm_commands(arm, sl, {**fmt, "root": f"{tmp}/runs/{arm}-{r}"}):
-                        total += child_cpu(cmd, trees[arm], tree_env(trees[arm]))[0]
-                    cpu[arm].append(total)
-                    print(f"round {r}: {arm:6s} {total:7.1f} s CPU (load {load_average()})", flush=True)
-            runs = {arm: metrics_by_run(Path(tmp) / "runs" / f"{arm}-0") for arm in ("before", "after") if arm in arms}
-        finally:
-            for arm in revs:
-                if arm in trees:
-                    subprocess.run(["git", "worktree", "remove", "--force", str(trees[arm])], cwd=REPO_ROOT,
-                                   capture_output=True)
+        prepare(sl, trees, fmt)
+        for r in range(args.rounds):
+            for arm in arms:
+                total = 0.0
+                for cmd in arm_commands(arm, sl, {**fmt, "root": f"{tmp}/runs/{arm}-{r}"}):
+                    total += child_cpu(cmd, trees[arm], tree_env(trees[arm]))[0]
+                cpu[arm].append(total)
+                print(f"round {r}: {arm:6s} {total:7.1f} s CPU (load {load_average()})", flush=True)
+        runs = {arm: metrics_by_run(Path(tmp) / "runs" / f"{arm}-0") for arm in ("before", "after") if arm in arms}
     differ = None
     if len(runs) == 2:
         differ = [run for run in runs["after"] if runs["after"][run] != runs["before"].get(run)]

@@ -9,6 +9,7 @@ from hydra.utils import get_object
 from omegaconf import DictConfig, ListConfig
 
 from reprolab.errors import ConfigError, DeviceError
+from reprolab.heap import keep_freed_memory
 
 CUDA_ACCELERATORS = {"gpu", "cuda"}
 
@@ -72,11 +73,13 @@ NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
 
 def apply_device_settings(device: DictConfig) -> None:
     """Matmul precision ('high' enables TF32 on Ampere+) and cudnn autotuning, as the group says; on CPU, torch's
-    plain (cached) CUDA check instead of the NVML one Lightning switches on at import."""
+    plain (cached) CUDA check instead of the NVML one Lightning switches on at import, and fixed heap thresholds
+    (reprolab.heap: no page faults re-taken on every step's activations)."""
     torch.set_float32_matmul_precision(device.get("matmul_precision", "highest"))
     torch.backends.cudnn.benchmark = str(device.get("cudnn_benchmark", False)).lower() == "true"
     if str(device.accelerator) == "cpu":
         use_cached_cuda_check()
+        keep_freed_memory()
 
 
 def use_cached_cuda_check() -> None:

@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 from reprolab.config import REPO_ROOT
+from reprolab.sweep_chain import split_calls
 
 # Make variables a target needs from its user; the plan measures with a stand-in (10 of DFG's 100 algorithms unseen,
 # 5 of them distractors) and says so.
@@ -52,10 +53,16 @@ def target_jobs(target: str, root: Path = REPO_ROOT) -> list[dict]:
             words = words[1:]
         if not words or not words[0].endswith("reprolab-train"):
             continue
-        overrides = [w for w in words[1:] if w != "-m" and "=" in w and not w.startswith(DROPPED)]
-        values = {k: sweep_values(v) if "-m" in words else [v] for k, v in (w.split("=", 1) for w in overrides)}
-        experiments, seeds = values.pop("experiment", []), len(values.pop("seed", ["0"]))
-        runs = math.prod(len(v) for v in values.values()) * seeds
-        fixed = [f"{k}={v[0]}" for k, v in values.items()]
-        jobs += [{"preset": e, "overrides": fixed, "runs": runs} for e in experiments]
+        for call in split_calls(words[1:]):  # `reprolab-train -m A --next -m B`: each call on its own
+            jobs += call_jobs(call)
     return jobs
+
+
+def call_jobs(args: list[str]) -> list[dict]:
+    """The jobs of one `reprolab-train` call's arguments."""
+    overrides = [w for w in args if w != "-m" and "=" in w and not w.startswith(DROPPED)]
+    values = {k: sweep_values(v) if "-m" in args else [v] for k, v in (w.split("=", 1) for w in overrides)}
+    experiments, seeds = values.pop("experiment", []), len(values.pop("seed", ["0"]))
+    runs = math.prod(len(v) for v in values.values()) * seeds
+    fixed = [f"{k}={v[0]}" for k, v in values.items()]
+    return [{"preset": e, "overrides": fixed, "runs": runs} for e in experiments]

@@ -34,6 +34,17 @@ DECISIONS = ("skipped", "resumed", "started")
 VOLATILE_KEYS = ("paths", "print_config", "resume", "ckpt_path")  # where files go, not what is trained
 
 
+def _without_caches(tree):
+    """The tree without keys naming a cache folder (`cache_dir`, `*_cache_dir` at any depth): a cache is keyed by
+    its own inputs and never changes what is trained, so moving or adding one must not rerun finished jobs."""
+    if isinstance(tree, dict):
+        return {k: _without_caches(v) for k, v in tree.items()
+                if not (isinstance(k, str) and (k == "cache_dir" or k.endswith("_cache_dir")))}
+    if isinstance(tree, list):
+        return [_without_caches(v) for v in tree]
+    return tree
+
+
 def config_hash(cfg: DictConfig, resolved: dict | None = None) -> str:
     """sha256 of the composed config (resolved where it can be) without the keys naming output places;
     `resolved`: the job's config already resolved to a container (train.check_config's), not resolved again."""
@@ -42,7 +53,7 @@ def config_hash(cfg: DictConfig, resolved: dict | None = None) -> str:
             resolved = OmegaConf.to_container(cfg, resolve=True)
         except Exception:  # an interpolation only the job's runtime can resolve: hash it unresolved
             resolved = OmegaConf.to_container(cfg, resolve=False)
-    tree = {key: value for key, value in resolved.items() if key not in VOLATILE_KEYS}
+    tree = _without_caches({key: value for key, value in resolved.items() if key not in VOLATILE_KEYS})
     return hashlib.sha256(json.dumps(tree, sort_keys=True, default=str).encode()).hexdigest()
 
 

@@ -3,7 +3,8 @@
 Hydra's basic sweeper composes every job's config to check the batch before launching it, and its launcher
 composes the same overrides again to run it (~0.2 s a job: a fifth of a small claim job). `compose_once`
 keeps each config the check composed and hands it, once, to the launcher; the early check of the whole
-batch stays, and every other caller (another sweeper, a repeated job) composes as before.
+batch stays, and every other caller (another sweeper, a repeated job) composes as before. It also installs
+`compose_cache` (a job whose group choices an earlier job of the sweep had reuses that composition).
 """
 
 from __future__ import annotations
@@ -13,9 +14,12 @@ import functools
 from hydra._internal.config_loader_impl import ConfigLoaderImpl
 from hydra.plugins.sweeper import Sweeper
 
+from reprolab.compose_cache import install_compose_cache
+
 
 def compose_once() -> None:
-    """Install the hand-over on Hydra's config loader and sweeper (idempotent)."""
+    """Install the hand-over on Hydra's config loader and sweeper (idempotent), and the compose cache."""
+    install_compose_cache()
     if getattr(ConfigLoaderImpl.load_sweep_config, "reprolab_once", False):
         return
     load, validate = ConfigLoaderImpl.load_sweep_config, Sweeper.validate_batch_is_legal

@@ -29,6 +29,16 @@ def test_target_jobs_count_the_sweep_and_measure_its_first_values():
     assert "reproduce-all" not in P.reproduce_targets() and "reproduce-cifar10" in P.reproduce_targets()
 
 
+def test_target_jobs_read_each_call_of_a_chained_command(tmp_path):
+    """`reprolab-train -m A --next -m B` (sweep_chain.py) is two calls: each has its own presets and overrides."""
+    (tmp_path / "Makefile").write_text(
+        "reproduce-x:\n\t-OMP_NUM_THREADS=1 .venv/bin/reprolab-train -m experiment=p/pre seed=0,1 model.hidden=8,16 \\\n"
+        "\t  --next -m experiment=p/a,p/b seed=0,1,2 hydra.sweep.dir=x\n")
+    assert P.target_jobs("reproduce-x", tmp_path) == [
+        {"preset": "p/pre", "overrides": ["model.hidden=8"], "runs": 4},
+        {"preset": "p/a", "overrides": [], "runs": 3}, {"preset": "p/b", "overrides": [], "runs": 3}]
+
+
 def test_estimate_scales_the_two_measured_batches_linearly():
     one = {"flops": 10.0, "ops": 100, "activation_bytes": 1000.0, "params": 100, "param_bytes": 400,
            "optimizer_state_bytes": 800}
@@ -184,3 +194,17 @@ def test_plan_md_explains_only_the_marks_it_uses():
     assert "not measured: killed" in partial
     empty = markdown({"assumptions": P.assumptions(), "targets": {}}, "make plan", ["H100"])
     assert "could not be measured" not in empty and "earlier `make plan`" not in empty
+
+
+def test_gpu_check_plans_both_67m_presets_and_reports_the_delta_overhead():
+    """Both 67M presets are compared with their own plan row; their step-time ratio is the realised overhead."""
+    delta = dict(fake_plan(2.0, 10.0)["targets"]["reproduce-deltamomentum-fineweb-67m"]["jobs"][0],
+                 preset=G.PLAN_ARMS["fineweb_67m_delta"], step_s_H200=1.5)
+    plan = fake_plan(2.0, 10.0)
+    plan["targets"]["reproduce-deltamomentum-fineweb-67m"]["jobs"].append(delta)
+    c = G.compare({"perf/step_ms": 150.0}, plan, "NVIDIA H200", G.PLAN_ARMS["fineweb_67m_delta"])
+    assert c["step_time_ratio"] == pytest.approx(0.8) and "fineweb_67m_delta" in G.report(c)
+    line = G.delta_overhead({"fineweb_67m": {"perf/step_ms": 100.0}, "fineweb_67m_delta": {"perf/step_ms": 110.0}})
+    assert "1.100" in line and "10.0 %" in line and "7.3 %" in line
+    assert G.delta_overhead({"fineweb_67m": {"perf/step_ms": 100.0}}) is None
+    assert set(G.predicted({"targets": committed_plan()}, "H200", p)["step_s"] > 0 for p in G.PLAN_ARMS.values()) == {True}

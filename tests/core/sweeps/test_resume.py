@@ -75,6 +75,16 @@ def test_config_hash_ignores_where_files_go_but_not_what_is_trained():
     assert config_hash(cfg_of(0.1)) != config_hash(cfg_of(0.2))
 
 
+def test_config_hash_ignores_cache_folders_at_any_depth():
+    """A cache added or moved (data.cache_dir, data.decoded_cache_dir) keeps finished jobs finished."""
+    plain, cached = cfg_of(0.1), cfg_of(0.1)
+    cached.data = {"cache_dir": "/c", "decoded_cache_dir": "/c/img", "batches": [{"cache_dir": "/d"}]}
+    plain.data = {"batches": [{}]}
+    assert config_hash(cached) == config_hash(plain)
+    cached.data.cache_size = 3  # only cache *folders* are left out
+    assert config_hash(cached) != config_hash(plain)
+
+
 def test_skip_resume_start_on_hand_made_run_folders(tmp_path):
     cfg = cfg_of(0.1)
     done, killed, other, old, fresh = (tmp_path / n for n in ("done", "killed", "other", "old", "fresh"))

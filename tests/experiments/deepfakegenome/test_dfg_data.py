@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from torch.utils.data import DataLoader, Dataset
 
 from experiments.deepfakegenome.data import DeepfakeDataModule
 from reprolab.errors import ConfigError, CorruptDataError
@@ -73,3 +74,49 @@ def test_zoo_is_generated_under_zoo_dir_never_data_dir(tmp_path, small_zoo, monk
     monkeypatch.setenv("REPROLAB_CACHE", str(tmp_path / "cache"))
     cfg = compose(["experiment=deepfakegenome/zoo_binary_cpu", "logger=none"], output_dir=tmp_path / "run")
     assert cfg.data.zoo_dir == str(zoo_dir)
+
+
+
+class PerImage(Dataset):
+    """The same images without `__getitems__`: the DataLoader fetches them one by one and collates."""
+
+    def __init__(self, images):
+        self.images = images
+
+    def __len__(self):
+        return len(self.images)
+
+    def __getitem__(self, i):
+        return self.images[i]
+
+
+def _two_epochs(loader):
+    torch.manual_seed(5)
+    return [batch for _ in range(2) for batch in loader], torch.rand(3)
+
+
+@pytest.mark.parametrize("in_memory", [True, False])
+@pytest.mark.parametrize("train_reals", [True, False])  # the seeded weighted sampler / the global-RNG shuffle
+def test_batched_fetch_gives_the_per_image_batches_and_rng_draws(zoo_data_dir, small_zoo, in_memory, train_reals):
+    dm = make(zoo_data_dir, small_zoo, in_memory=in_memory, train_reals=train_reals)
+    dm.setup()
+    fresh = dm.train_dataloader()  # a fresh seeded sampler for the reference
+    per_image = DataLoader(PerImage(dm.train_set), dm.batch_size, sampler=fresh.sampler, drop_last=fresh.drop_last)
+    got, rng_got = _two_epochs(dm.train_dataloader())
+    want, rng_want = _two_epochs(per_image)
+    assert len(got) == len(want) > 2 and torch.equal(rng_got, rng_want)
+    for g, w in zip(got, want, strict=True):
+        assert g.keys() == w.keys() and all(torch.equal(g[k], w[k]) and g[k].dtype == w[k].dtype for k in g)
+    test = next(iter(dm.test_dataloader()))
+    assert torch.equal(test["image"], next(iter(DataLoader(PerImage(dm.test_set), dm.eval_batch_size)))["image"])
+
+
+def test_decoded_cache_keeps_every_splits_pixels(tmp_path, zoo_data_dir, small_zoo):
+    plain = make(zoo_data_dir, small_zoo, in_memory=True)
+    plain.setup()
+    for _run in range(2):  # the first run writes the stacks, the second loads them
+        cached = make(zoo_data_dir, small_zoo, in_memory=True, decoded_cache_dir=str(tmp_path / "decoded"))
+        cached.setup()
+        for split in ("train_set", "val_set", "test_set"):
+            assert torch.equal(getattr(cached, split).cache, getattr(plain, split).cache)
+    assert len(list((tmp_path / "decoded").glob("*.pt"))) == 3

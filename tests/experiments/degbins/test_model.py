@@ -43,6 +43,19 @@ def test_zero_initialised_heads_start_at_the_bicubic_prediction_and_stages_narro
     assert out["entropy"].shape == (2, 1, 32, 32)
 
 
+def test_iebins_range_scale_halves_the_std_and_narrows_the_range_where_gamma_3_does_not():
+    """At the zero start (uniform p over N = 4 equal bins on [−0.1, 0.1]) the centres are ±0.025, ±0.075, so
+    std_p = √((0.075² + 0.025²)/2) = 0.0559017 and the next half-range is 0.5 · std = 0.0279508 with IEBins' γ = 0.5
+    (the default); γ = 3 gives 0.168, clamped to the previous 0.1: the range never narrows."""
+    code = torch.zeros(1, 4, 1, 1)
+    std = ((0.075**2 + 0.025**2) / 2) ** 0.5
+    assert BinsHead(channels=4, num_bins=4, stages=3).range_scale == 0.5
+    halves = [float(s) for s in BinsHead(channels=4, num_bins=4, stages=3, residual_range=0.1)(code)["ranges"]]
+    assert halves == pytest.approx([0.1, 0.5 * std, 0.5 * std * (0.5 * std / 0.1)], rel=1e-5)
+    old = BinsHead(channels=4, num_bins=4, stages=3, residual_range=0.1, range_scale=3.0)(code)["ranges"]
+    assert [float(s) for s in old] == pytest.approx([0.1, 0.1, 0.1])
+
+
 @pytest.mark.parametrize("head", ["bins", "regression"])
 def test_a_few_steps_reduce_the_loss_on_a_fixed_batch(head):
     torch.manual_seed(0)
