@@ -137,16 +137,20 @@ def child_cpu(cmd: list[str], cwd: Path, env: dict) -> tuple[float, float]:
 
 @contextlib.contextmanager
 def checkouts(revs: dict[str, str], tmp: Path):
-    """{arm: temporary detached git worktree of its revision}, removed on exit (also after an error)."""
+    """{arm: temporary detached git worktree of its revision}, removed on exit (also after an error). Only the
+    worktrees made here are removed: a tree the caller adds to the dict (paper_cost's `after`, this checkout)
+    is left alone."""
     trees: dict[str, Path] = {}
+    made: list[Path] = []
     try:
         for arm, rev in revs.items():
             subprocess.run(["git", "worktree", "add", "--detach", str(tmp / arm), rev], cwd=REPO_ROOT, check=True,
                            capture_output=True)
+            made.append(tmp / arm)
             trees[arm] = tmp / arm
         yield trees
     finally:
-        for tree in trees.values():
+        for tree in made:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=REPO_ROOT, capture_output=True)
 
 

@@ -9,7 +9,7 @@ from hydra.utils import instantiate
 from lightning.pytorch.callbacks import LearningRateMonitor, ModelCheckpoint
 from omegaconf import DictConfig
 
-from reprolab import fast_log
+from reprolab import fast_hooks, fast_log, fast_setup
 from reprolab.device import check_world_size, world_size
 from reprolab.loggers import build_loggers, log_config
 
@@ -38,6 +38,8 @@ def progress_bar(setting) -> bool:
 def build_trainer(cfg: DictConfig) -> L.Trainer:
     check_world_size(cfg)  # before a logger starts or a process is launched
     fast_log.install()
+    fast_hooks.install()
+    fast_setup.install()
     loggers = build_loggers(cfg.get("logger"))
     log_config(loggers, cfg)
     callbacks = build_callbacks(cfg.get("callbacks"), with_loggers=bool(loggers), processes=world_size(cfg.device))

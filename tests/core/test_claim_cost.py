@@ -29,3 +29,12 @@ def test_progress_bar_auto_follows_the_terminal(monkeypatch):
     assert progress_bar("auto") is False and progress_bar(True) is True
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     assert progress_bar("auto") is True and progress_bar(False) is False
+
+
+def test_checkouts_removes_only_the_worktrees_it_made(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(claim_cost.subprocess, "run", lambda cmd, **kwargs: calls.append(cmd))
+    with claim_cost.checkouts({"before": "main"}, tmp_path) as trees:
+        trees["after"] = REPO_ROOT  # what paper_cost adds: the caller's own checkout
+    removed = [cmd[-1] for cmd in calls if cmd[:3] == ["git", "worktree", "remove"]]
+    assert removed == [str(tmp_path / "before")]  # never the checkout the benchmark runs from

@@ -1,0 +1,159 @@
+"""Lightning's hook dispatch without the calls that do nothing.
+
+At every training step Lightning calls ~15 hooks (`on_train_batch_start`, `on_before_optimizer_step`, ... on
+every callback, the LightningModule and the strategy), each through a dispatcher that formats a debug line,
+sets and restores `pl_module._current_fx_name` (an `nn.Module.__setattr__`) and opens a profiler context:
+~5-10 µs a call on CPU, most of them reaching an empty base-class method; and it re-reads the
+`training_step` signature (`inspect.getfullargspec`) at every step. On a small model that is a tenth of the
+step. `install` replaces the three dispatchers (trainer/call.py) by the same logic less the profiler context
+and the debug line, which does not dispatch a hook whose method has an empty body (no instruction but
+`return None`), and caches the signature check per function. What runs, in what order, with which arguments
+and `_current_fx_name`, is unchanged; with a profiler or debug logging on, Lightning's own dispatch runs.
+"""
+
+from __future__ import annotations
+
+import dis
+import functools
+import logging
+
+from lightning.pytorch.callbacks import Checkpoint, EarlyStopping
+from lightning.pytorch.loops import evaluation_loop, prediction_loop, training_epoch_loop
+from lightning.pytorch.profilers import PassThroughProfiler
+from lightning.pytorch.trainer import call
+from lightning.pytorch.utilities import signature_utils
+
+_EMPTY_OPS = {"RESUME", "NOP", "RETURN_VALUE"}  # plus LOAD_CONST / RETURN_CONST of None
+
+
+def does_nothing(fn) -> bool:
+    """`fn`'s body is empty (a docstring, `pass`, `...` or `return None`): calling it has no effect."""
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+    if code is None or code.co_freevars or code.co_cellvars:
+        return False
+    for ins in dis.get_instructions(code):
+        if ins.opname in _EMPTY_OPS or (ins.opname in ("LOAD_CONST", "RETURN_CONST") and ins.argval is None):
+            continue
+        if ins.opname == "LOAD_CONST" and ins.argval is Ellipsis:  # `...` as a statement, then POP_TOP
+            continue
+        if ins.opname == "POP_TOP":
+            continue
+        return False
+    return True
+
+
+_empty_function = functools.cache(does_nothing)  # per function object: a method patched in later is read afresh
+
+
+def hook_does_nothing(obj, hook_name: str) -> bool:
+    """`obj.<hook_name>` is a method of its class (not an instance attribute) whose body is empty."""
+    if hook_name in getattr(obj, "__dict__", ()):
+        return False
+    try:
+        return _empty_function(getattr(type(obj), hook_name, None))
+    except TypeError:  # an unhashable descriptor
+        return False
+
+
+def _plain(trainer) -> bool:
+    """No profiler and no debug logging: nothing records a dispatch that calls nothing."""
+    return type(trainer.profiler) is PassThroughProfiler and not call.log.isEnabledFor(logging.DEBUG)
+
+
+def _call_lightning_module_hook(trainer, hook_name, *args, pl_module=None, **kwargs):
+    """Lightning's `_call_lightning_module_hook` (trainer/call.py), not dispatching an empty hook."""
+    module = pl_module or trainer.lightning_module
+    if module is None or not _plain(trainer):
+        return _lightning["_call_lightning_module_hook"](trainer, hook_name, *args, pl_module=pl_module, **kwargs)
+    if hook_does_nothing(module, hook_name):
+        return None
+    fn = getattr(module, hook_name)
+    if not callable(fn):
+        return None
+    prev_fx_name = module._current_fx_name
+    module._current_fx_name = hook_name
+    output = fn(*args, **kwargs)
+    module._current_fx_name = prev_fx_name
+    return output
+
+
+def _call_strategy_hook(trainer, hook_name, *args, **kwargs):
+    """Lightning's `_call_strategy_hook` (trainer/call.py), not dispatching an empty hook."""
+    pl_module = trainer.lightning_module
+    if pl_module is None or not _plain(trainer):
+        return _lightning["_call_strategy_hook"](trainer, hook_name, *args, **kwargs)
+    strategy = trainer.strategy
+    if hook_does_nothing(strategy, hook_name):
+        return None
+    prev_fx_name = pl_module._current_fx_name
+    pl_module._current_fx_name = hook_name
+    fn = getattr(strategy, hook_name)
+    if not callable(fn):
+        return None  # as Lightning: `_current_fx_name` stays the hook's
+    output = fn(*args, **kwargs)
+    pl_module._current_fx_name = prev_fx_name
+    return output
+
+
+def _call_callback_hooks(trainer, hook_name, *args, monitoring_callbacks=None, **kwargs) -> None:
+    """Lightning's `_call_callback_hooks` (trainer/call.py), over the callbacks whose hook does something."""
+    if not _plain(trainer):
+        return _lightning["_call_callback_hooks"](trainer, hook_name, *args, monitoring_callbacks=monitoring_callbacks,
+                                                  **kwargs)
+    callbacks = trainer.callbacks
+    if monitoring_callbacks is True:
+        callbacks = [cb for cb in callbacks if isinstance(cb, (EarlyStopping, Checkpoint))]
+    elif monitoring_callbacks is False:
+        callbacks = [cb for cb in callbacks if not isinstance(cb, (EarlyStopping, Checkpoint))]
+    callbacks = [cb for cb in callbacks if not hook_does_nothing(cb, hook_name)]
+    if not callbacks:
+        return None
+    pl_module = trainer.lightning_module
+    if pl_module:
+        prev_fx_name = pl_module._current_fx_name
+        pl_module._current_fx_name = hook_name
+    for callback in callbacks:
+        fn = getattr(callback, hook_name)
+        if callable(fn):
+            fn(trainer, trainer.lightning_module, *args, **kwargs)
+    if pl_module:
+        pl_module._current_fx_name = prev_fx_name
+    return None
+
+
+_call_callback_hooks.reprolab_fast = True
+_lightning: dict = {}  # Lightning's own functions, as they were before `install`
+
+
+def _cached_signature_check(check):
+    cache: dict = {}
+
+    @functools.wraps(check)
+    def cached(hook_fx, param: str, explicit: bool = False, min_args: int | None = None) -> bool:
+        key = (getattr(hook_fx, "__func__", hook_fx), param, explicit, min_args)
+        try:
+            return cache[key]
+        except KeyError:
+            cache[key] = result = check(hook_fx, param, explicit, min_args)
+            return result
+        except TypeError:  # an unhashable callable
+            return check(hook_fx, param, explicit, min_args)
+
+    cached.reprolab_fast = True
+    return cached
+
+
+def install() -> None:
+    """Wrap Lightning's hook dispatchers and the loops' signature check (idempotent)."""
+    if getattr(call._call_callback_hooks, "reprolab_fast", False):
+        return
+    _lightning.update(_call_callback_hooks=call._call_callback_hooks,
+                      _call_lightning_module_hook=call._call_lightning_module_hook,
+                      _call_strategy_hook=call._call_strategy_hook,
+                      is_param_in_hook_signature=signature_utils.is_param_in_hook_signature)
+    call._call_lightning_module_hook = _call_lightning_module_hook
+    call._call_strategy_hook = _call_strategy_hook
+    call._call_callback_hooks = _call_callback_hooks
+    cached = _cached_signature_check(signature_utils.is_param_in_hook_signature)
+    for module in (training_epoch_loop, evaluation_loop, prediction_loop):
+        module.is_param_in_hook_signature = cached

@@ -1,0 +1,170 @@
+"""The fast hook dispatch (reprolab.fast_hooks) skips only hooks with an empty body: a fit makes the same calls, in
+the same order, sees the same `_current_fx_name`, logs the same values and ends at the same weights."""
+
+from __future__ import annotations
+
+import lightning as L
+import pytest
+import torch
+from lightning.pytorch.callbacks import Callback
+from lightning.pytorch.trainer import call
+from lightning.pytorch.utilities import signature_utils
+from torch.utils.data import DataLoader, TensorDataset
+
+from reprolab import fast_hooks
+
+
+class Recorder(Callback):
+    def __init__(self, events: list):
+        self.events = events
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
+        self.events.append(("cb.on_train_batch_start", pl_module._current_fx_name, batch_idx))
+
+    def on_before_backward(self, trainer, pl_module, loss):
+        self.events.append(("cb.on_before_backward", pl_module._current_fx_name, round(float(loss), 6)))
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
+        pl_module.log("cb/step", float(trainer.global_step))  # logging from a callback hook needs its fx name
+        self.events.append(("cb.on_train_batch_end", pl_module._current_fx_name, batch_idx))
+
+
+class Silent(Callback):
+    """Lightning's base hooks only: every dispatch to it is skippable."""
+
+
+class Tiny(L.LightningModule):
+    def __init__(self, events: list):
+        super().__init__()
+        self.layer = torch.nn.Linear(3, 1)
+        self.events = events
+
+    def training_step(self, batch, batch_idx):
+        loss = torch.nn.functional.mse_loss(self.layer(batch[0]).squeeze(-1), batch[1])
+        self.log("train/loss", loss)
+        return loss
+
+    def validation_step(self, batch, batch_idx):
+        self.log("val/loss", torch.nn.functional.mse_loss(self.layer(batch[0]).squeeze(-1), batch[1]))
+
+    def on_train_epoch_end(self):
+        self.events.append(("module.on_train_epoch_end", self._current_fx_name, self.current_epoch))
+
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.parameters(), lr=0.1)
+
+
+def _fit(tmp_path) -> tuple[list, dict, dict, torch.Tensor]:
+    torch.manual_seed(0)
+    data = TensorDataset(torch.randn(24, 3), torch.randn(24))
+    events: list = []
+    module = Tiny(events)
+    trainer = L.Trainer(max_epochs=2, log_every_n_steps=2, logger=False, enable_checkpointing=False,
+                        enable_progress_bar=False, enable_model_summary=False, callbacks=[Silent(), Recorder(events)],
+                        default_root_dir=tmp_path)
+    trainer.fit(module, DataLoader(data, batch_size=8, shuffle=True), DataLoader(data, batch_size=12))
+    metrics = {k: float(v) for k, v in trainer.callback_metrics.items()}
+    logged = {k: float(v) for k, v in trainer.logged_metrics.items()}
+    return events, metrics, logged, module.layer.weight.detach().clone()
+
+
+def _lightnings_dispatch(monkeypatch) -> None:
+    originals = fast_hooks._lightning
+    for name in ("_call_callback_hooks", "_call_lightning_module_hook", "_call_strategy_hook"):
+        monkeypatch.setattr(call, name, originals[name])
+
+
+def test_a_fit_makes_the_same_calls_and_numbers_with_the_fast_dispatch(tmp_path, monkeypatch):
+    fast_hooks.install()
+    fast = _fit(tmp_path / "fast")
+    with monkeypatch.context() as patch:
+        _lightnings_dispatch(patch)
+        lightning = _fit(tmp_path / "lightning")
+    assert fast[0] == lightning[0] and len(fast[0]) == 2 * 3 * 3 + 2  # 3 batches x 2 epochs x 3 hooks + 2 epoch ends
+    assert ("cb.on_train_batch_end", "on_train_batch_end", 0) in fast[0]
+    assert fast[1] == lightning[1] and fast[2] == lightning[2] and "cb/step" in fast[2]
+    assert torch.equal(fast[3], lightning[3])
+
+
+def test_empty_base_hooks_are_skipped_and_overridden_ones_are_not(tmp_path, monkeypatch):
+    fast_hooks.install()
+    dispatched = []
+    original = Recorder.on_before_backward
+    monkeypatch.setattr(Silent, "on_before_optimizer_step", lambda self, *a: dispatched.append("silent"), raising=False)
+    monkeypatch.setattr(Recorder, "on_before_backward", lambda self, *a: dispatched.append("rec") or original(self, *a))
+    _fit(tmp_path)
+    assert dispatched.count("silent") == dispatched.count("rec") == 6  # a patched-in hook is called at every step
+    assert fast_hooks.hook_does_nothing(Silent(), "on_train_batch_start")
+    assert not fast_hooks.hook_does_nothing(Recorder([]), "on_train_batch_start")
+    instance = Silent()
+    instance.on_train_batch_start = lambda *a: None  # an instance attribute: never skipped
+    assert not fast_hooks.hook_does_nothing(instance, "on_train_batch_start")
+
+
+def _empty(a, b):
+    """Only a docstring."""
+
+
+def _returns(a):
+    return a
+
+
+def _prints(a):
+    print(a)
+
+
+def _ellipsis():
+    ...
+
+
+@pytest.mark.parametrize(("fn", "empty"), [(_empty, True), (_ellipsis, True), (lambda: None, True),
+                                           (_returns, False), (_prints, False), (len, False)])
+def test_does_nothing_reads_the_body(fn, empty):
+    assert fast_hooks.does_nothing(fn) is empty
+
+
+def test_signature_check_is_cached_per_function_and_answers_as_lightning():
+    fast_hooks.install()
+    from lightning.pytorch.loops import training_epoch_loop
+
+    cached = training_epoch_loop.is_param_in_hook_signature
+    original = fast_hooks._lightning["is_param_in_hook_signature"]
+    assert original is signature_utils.is_param_in_hook_signature and cached is not original
+    module = Tiny([])
+    for fn, param, kwargs in [(module.training_step, "batch_idx", {"min_args": 2}),
+                              (module.training_step, "dataloader_iter", {"explicit": True}),
+                              (lambda self, *args: None, "batch_idx", {})]:
+        assert cached(fn, param, **kwargs) == original(fn, param, **kwargs)
+
+
+def test_a_trainer_still_gets_each_registered_callback_but_packages_are_scanned_once(monkeypatch, tmp_path):
+    from importlib import metadata
+
+    from reprolab import fast_setup
+
+    class Registered(Callback):
+        pass
+
+    class EntryPoint:
+        name = "test"
+
+        def load(self):
+            return Registered
+
+    scans = []
+    monkeypatch.setattr(metadata, "entry_points",
+                        lambda **params: scans.append(params) or ([EntryPoint()] if params == {"group": "g"} else []))
+    fast_setup._group.cache_clear()
+    fast_setup.install()
+    trainers = [L.Trainer(logger=False, enable_checkpointing=False, enable_progress_bar=False,
+                          enable_model_summary=False, default_root_dir=tmp_path) for _ in range(2)]
+    assert scans == [{"group": "lightning.pytorch.callbacks_factory"}]  # one scan for two Trainers
+    assert fast_setup.entry_points(group="g") == fast_setup.entry_points(group="g") and scans.count({"group": "g"}) == 1
+    fast_setup._group.cache_clear()
+    monkeypatch.setattr(metadata, "entry_points", lambda **params: [EntryPoint()])
+    first, second = (L.Trainer(logger=False, enable_checkpointing=False, enable_progress_bar=False,
+                               enable_model_summary=False, default_root_dir=tmp_path) for _ in range(2))
+    ours = [[c for c in t.callbacks if isinstance(c, Registered)] for t in (first, second)]
+    assert len(ours[0]) == len(ours[1]) == 1 and ours[0][0] is not ours[1][0]  # each Trainer its own instance
+    assert len(trainers) == 2
+    fast_setup._group.cache_clear()
