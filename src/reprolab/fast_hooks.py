@@ -9,6 +9,8 @@ step. `install` replaces the three dispatchers (trainer/call.py) by the same log
 and the debug line, which does not dispatch a hook whose method has an empty body (no instruction but
 `return None`), and caches the signature check per function. What runs, in what order, with which arguments
 and `_current_fx_name`, is unchanged; with a profiler or debug logging on, Lightning's own dispatch runs.
+The copied dispatchers are Lightning 2.6's: under another Lightning version, or with `REPROLAB_FAST_HOOKS=0`,
+`install` leaves Lightning's own in place.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from __future__ import annotations
 import dis
 import functools
 import logging
+import os
 
+import lightning
 from lightning.pytorch.callbacks import Checkpoint, EarlyStopping
 from lightning.pytorch.loops import evaluation_loop, prediction_loop, training_epoch_loop
 from lightning.pytorch.profilers import PassThroughProfiler
@@ -143,9 +147,17 @@ def _cached_signature_check(check):
     return cached
 
 
+def supported() -> bool:
+    """The installed Lightning is the one whose dispatchers these copy, and the user has not turned them off."""
+    return lightning.__version__.startswith(TESTED_LIGHTNING) and os.environ.get("REPROLAB_FAST_HOOKS", "1") != "0"
+
+
+TESTED_LIGHTNING = "2.6."
+
+
 def install() -> None:
-    """Wrap Lightning's hook dispatchers and the loops' signature check (idempotent)."""
-    if getattr(call._call_callback_hooks, "reprolab_fast", False):
+    """Wrap Lightning's hook dispatchers and the loops' signature check (idempotent; see the module docstring)."""
+    if getattr(call._call_callback_hooks, "reprolab_fast", False) or not supported():
         return
     _lightning.update(_call_callback_hooks=call._call_callback_hooks,
                       _call_lightning_module_hook=call._call_lightning_module_hook,

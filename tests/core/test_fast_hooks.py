@@ -168,3 +168,14 @@ def test_a_trainer_still_gets_each_registered_callback_but_packages_are_scanned_
     assert len(ours[0]) == len(ours[1]) == 1 and ours[0][0] is not ours[1][0]  # each Trainer its own instance
     assert len(trainers) == 2
     fast_setup._group.cache_clear()
+
+
+def test_the_fast_dispatch_stays_off_under_another_lightning_or_when_turned_off(monkeypatch):
+    from reprolab import fast_hooks
+
+    assert fast_hooks.supported()  # the pinned Lightning here is the one the dispatchers were copied from
+    monkeypatch.setenv("REPROLAB_FAST_HOOKS", "0")
+    assert not fast_hooks.supported()
+    monkeypatch.delenv("REPROLAB_FAST_HOOKS")
+    monkeypatch.setattr(fast_hooks.lightning, "__version__", "2.7.0")
+    assert not fast_hooks.supported()
