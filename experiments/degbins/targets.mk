@@ -58,29 +58,19 @@ define degbins_ablation  # $(1) preset, $(2) run-folder prefix
 	-$(DEGBINS_CLAIM) experiment=degbins/$(1) seed=0,1,2 hydra.sweep.dir=logs/claims/degbins/$(2)_film
 endef
 
-DEGBINS_DEGRADATION_TABLE = $(TABLE) logs/claims/degbins/degradation_none logs/claims/degbins/degradation_film \
-  --group-by model.degradation_condition --no-curves --digits 6 --results experiments/degbins/RESULTS.md
+# One table per bin statistic (and RMSE / gain) of an ablation's two arms, then its gain per seed.
+define degbins_ablation_tables  # $(1) run-folder prefix, $(2) statistics
+$(foreach stat,$(2),
+	$(TABLE) logs/claims/degbins/$(1)_none logs/claims/degbins/$(1)_film --group-by model.degradation_condition --no-curves \
+	  --digits 6 --results experiments/degbins/RESULTS.md --name $(1)_$(stat) --metric $(addprefix test/$(stat)_,$(DEGBINS_TEST_SETS)))
+	$(TABLE) logs/claims/degbins/$(1)_none logs/claims/degbins/$(1)_film --group-by model.degradation_condition seed \
+	  --no-curves --digits 3 --results experiments/degbins/RESULTS.md --name $(1)_gain_per_seed --metric $(addprefix test/gain_,$(DEGBINS_TEST_SETS))
+endef
 
 degbins-degradation: ## issue 14 §5 ablation: mixed-degradation training (x4/x8/x16/noisy x8), bins unconditioned vs FiLM-conditioned + degradation loss, 3 seeds; bin width/spread/entropy/range, RMSE and gain (also per seed) per degradation -> RESULTS.md blocks (~20 CPU-min on 1 thread)
 	$(call degbins_ablation,claim_mixed,degradation)
-	$(DEGBINS_DEGRADATION_TABLE) --name degradation_bin_width --metric $(addprefix test/bin_width_,$(DEGBINS_TEST_SETS))
-	$(DEGBINS_DEGRADATION_TABLE) --name degradation_bin_spread --metric $(addprefix test/bin_spread_,$(DEGBINS_TEST_SETS))
-	$(DEGBINS_DEGRADATION_TABLE) --name degradation_bin_entropy --metric $(addprefix test/bin_entropy_,$(DEGBINS_TEST_SETS))
-	$(DEGBINS_DEGRADATION_TABLE) --name degradation_bin_range --metric $(addprefix test/bin_range_,$(DEGBINS_TEST_SETS))
-	$(DEGBINS_DEGRADATION_TABLE) --name degradation_rmse --metric $(addprefix test/rmse_,$(DEGBINS_TEST_SETS))
-	$(DEGBINS_DEGRADATION_TABLE) --name degradation_gain --metric $(addprefix test/gain_,$(DEGBINS_TEST_SETS))
-	$(TABLE) logs/claims/degbins/degradation_none logs/claims/degbins/degradation_film --group-by model.degradation_condition seed \
-	  --no-curves --digits 3 --results experiments/degbins/RESULTS.md --name degradation_gain_per_seed --metric $(addprefix test/gain_,$(DEGBINS_TEST_SETS))
-
-DEGBINS_CLEAN_TABLE = $(TABLE) logs/claims/degbins/degradation_clean_none logs/claims/degbins/degradation_clean_film \
-  --group-by model.degradation_condition --no-curves --digits 6 --results experiments/degbins/RESULTS.md
+	$(call degbins_ablation_tables,degradation,bin_width bin_spread bin_entropy bin_range rmse gain)
 
 degbins-degradation-clean: ## issue 14 §5 ablation without the noisy degradation: mixed x4/x8/x16 training (LR noise alone keeps the bins at their start), unconditioned vs FiLM + degradation loss, 3 seeds; bin width/spread/entropy/range and gain (also per seed) per degradation -> RESULTS.md blocks (~9 CPU-min on 1 thread)
 	$(call degbins_ablation,claim_mixed_clean,degradation_clean)
-	$(DEGBINS_CLEAN_TABLE) --name degradation_clean_bin_width --metric $(addprefix test/bin_width_,$(DEGBINS_TEST_SETS))
-	$(DEGBINS_CLEAN_TABLE) --name degradation_clean_bin_spread --metric $(addprefix test/bin_spread_,$(DEGBINS_TEST_SETS))
-	$(DEGBINS_CLEAN_TABLE) --name degradation_clean_bin_entropy --metric $(addprefix test/bin_entropy_,$(DEGBINS_TEST_SETS))
-	$(DEGBINS_CLEAN_TABLE) --name degradation_clean_bin_range --metric $(addprefix test/bin_range_,$(DEGBINS_TEST_SETS))
-	$(DEGBINS_CLEAN_TABLE) --name degradation_clean_gain --metric $(addprefix test/gain_,$(DEGBINS_TEST_SETS))
-	$(TABLE) logs/claims/degbins/degradation_clean_none logs/claims/degbins/degradation_clean_film --group-by model.degradation_condition seed \
-	  --no-curves --digits 3 --results experiments/degbins/RESULTS.md --name degradation_clean_gain_per_seed --metric $(addprefix test/gain_,$(DEGBINS_TEST_SETS))
+	$(call degbins_ablation_tables,degradation_clean,bin_width bin_spread bin_entropy bin_range gain)
