@@ -3,8 +3,8 @@
 A datamodule holding a small image set in memory decodes every file at each run's set-up, so a claim sweep pays
 the decoding once per job. `decoded_stack` saves the stack under `cache_dir` the first time, named by a key of
 the files (path, size, modification time) and the decoder's settings, and later runs load it in milliseconds. A
-changed file changes the key; an unreadable cache file is decoded again; an unwritable `cache_dir` only costs
-the decoding. The pixels are the decoder's, bit for bit.
+changed file changes the key; an unreadable cache file is decoded again and an unwritable `cache_dir` only costs
+the decoding (both warned, as `reprolab.array_cache` does). The pixels are the decoder's, bit for bit.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import torch
+
+from reprolab.array_cache import cached_array
 
 
 def files_key(paths: Sequence[str | Path], settings: str) -> str:
@@ -28,24 +30,13 @@ def files_key(paths: Sequence[str | Path], settings: str) -> str:
 
 def decoded_stack(paths: Sequence[str | Path], decode: Callable[[str | Path], torch.Tensor], settings: str,
                   cache_dir: str | Path | None) -> torch.Tensor:
-    """`torch.stack([decode(p) for p in paths])`, loaded from `cache_dir` when a run already decoded these files
-    with these `settings` (e.g. the image size and resampling `decode` uses); no cache when `cache_dir` is None."""
-    if cache_dir is None or not paths:
+    """`torch.stack([decode(p) for p in paths])`, loaded from `cache_dir` (reprolab.array_cache) when a run already
+    decoded these files with these `settings` (e.g. the image size and resampling `decode` uses); no cache when
+    `cache_dir` is None."""
+    def decode_all() -> torch.Tensor:
         return torch.stack([decode(p) for p in paths])
-    path = Path(cache_dir) / f"{files_key(paths, settings)}.pt"
-    if path.is_file():
-        try:
-            stack = torch.load(path, map_location="cpu", weights_only=True)
-            if isinstance(stack, torch.Tensor) and len(stack) == len(paths):
-                return stack
-        except Exception:  # noqa: BLE001 - a damaged file (its unpickler's errors vary): decode again below
-            pass
-    stack = torch.stack([decode(p) for p in paths])
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
-        torch.save(stack, partial)
-        os.replace(partial, path)  # atomic: a concurrent job reads the old file or the whole new one
-    except OSError:
-        pass
-    return stack
+
+    if cache_dir is None or not paths:
+        return decode_all()
+    key = {"files": files_key(paths, settings)}
+    return torch.from_numpy(cached_array(cache_dir, "decoded", key, lambda: decode_all().numpy()))

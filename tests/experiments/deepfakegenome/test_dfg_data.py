@@ -119,4 +119,4 @@ def test_decoded_cache_keeps_every_splits_pixels(tmp_path, zoo_data_dir, small_z
         cached.setup()
         for split in ("train_set", "val_set", "test_set"):
             assert torch.equal(getattr(cached, split).cache, getattr(plain, split).cache)
-    assert len(list((tmp_path / "decoded").glob("*.pt"))) == 3
+    assert len(list((tmp_path / "decoded").rglob("*.npy"))) == 3
