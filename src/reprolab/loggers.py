@@ -15,11 +15,9 @@ import threading
 from contextlib import contextmanager
 from urllib.parse import urlparse
 
-import yaml
 from hydra.utils import instantiate
 from lightning.fabric.utilities.rank_zero import rank_zero_only
 from omegaconf import DictConfig, OmegaConf
-from omegaconf._utils import get_omega_conf_dumper
 
 SECRET_MARKERS = ("api_key", "apikey", "token", "secret", "password")
 # `key=value` / `key: value` inside a string (an override, a command line, an error message) whose key is secret-looking
@@ -141,42 +139,9 @@ def log_config(loggers: list, cfg: DictConfig) -> None:
     """Send the resolved, redacted config to every logger as hyper-parameters (no logger: nothing resolved)."""
     if not loggers:
         return
-    params = redact(OmegaConf.to_container(cfg, resolve=True))
+    resolved = redact(OmegaConf.to_container(cfg, resolve=True))
     for logger in loggers:
-        if not write_csv_hparams(logger, params):
-            logger.log_hyperparams(params)
-
-
-def write_csv_hparams(logger, params: dict) -> bool:
-    """What `CSVLogger.log_hyperparams` does (hparams updated, `hparams.yaml` rewritten, the same text) without
-    its round trip of plain values through a DictConfig (~7 ms a run). False, having done nothing, where that
-    logger, rank, file system or value needs Lightning's own path."""
-    from lightning.pytorch.loggers import CSVLogger
-
-    if type(logger) is not CSVLogger or rank_zero_only.rank != 0 or "://" in str(logger.log_dir):
-        return False
-    writer = logger.experiment
-    merged = {**writer.hparams, **params}
-    if not plain_yaml_values(merged) or not os.path.isdir(writer.log_dir):
-        return False
-    writer.hparams.update(params)
-    text = yaml.dump(merged, default_flow_style=False, allow_unicode=True, sort_keys=False,
-                     Dumper=get_omega_conf_dumper())  # OmegaConf.save's dump of the same container
-    with open(os.path.join(writer.log_dir, writer.NAME_HPARAMS_FILE), "w", encoding="utf-8") as file:
-        file.write(text)
-    return True
-
-
-def plain_yaml_values(value) -> bool:
-    """Nested dicts (str keys) and lists of str/int/float/bool/None, no `${` in a string: what OmegaConf's
-    round trip hands back unchanged."""
-    if isinstance(value, dict):
-        return all(type(k) is str and plain_yaml_values(v) for k, v in value.items())
-    if type(value) is list:
-        return all(plain_yaml_values(v) for v in value)
-    if type(value) is str:
-        return "${" not in value
-    return value is None or type(value) in (int, float, bool)
+        logger.log_hyperparams(resolved)
 
 
 def summarize_best(loggers: list, monitor: DictConfig | None) -> None:

@@ -15,7 +15,7 @@ from reprolab.callbacks import FiniteLossGuard, LostRankExit
 from reprolab.config import compose
 from reprolab.data.tensor_loader import tensor_loader
 from reprolab.device import world_size
-from reprolab.loggers import log_config, redact
+from reprolab.loggers import log_config
 from reprolab.results.sweep_report import build_report
 from reprolab.run_folder import mask_saved_config
 from reprolab.trainer import build_callbacks
@@ -181,39 +181,3 @@ def test_a_jobs_config_is_resolved_once_for_its_checks_and_its_sweep_hash(tmp_pa
     assert resolving.count(True) == 1  # was 3: the interpolation check, the value check, the sweep's config hash
     monkeypatch.undo()
     assert config_hash(cfg, resolved) == config_hash(cfg)  # the same hash: a rerun sweep still skips finished jobs
-
-
-HPARAMS_CASES = [
-    {"a": 1, "b": [1.0e-05, 0.5, float("inf"), None, True], "c": {"d": "héllo: wörld", "e": "123", "f": "null", "g": {}},
-     "h": [], "i": "multi\nline", "j": " lead", "k": "yes", "l": 10**20, "m": "*star", "n": "- dash"},
-    {"x": "${not.an.interpolation}", "y": 1},  # Lightning's own path: OmegaConf would read it as an interpolation
-    {"z": (1, 2)},  # a tuple: Lightning's own path
-]
-
-
-@pytest.mark.parametrize("params", HPARAMS_CASES)
-def test_csv_hparams_file_is_the_text_lightning_writes(params, tmp_path):
-    from lightning.pytorch.loggers import CSVLogger
-
-    from reprolab.loggers import plain_yaml_values, write_csv_hparams
-
-    ours, theirs = CSVLogger(tmp_path / "ours", name="csv", version=""), CSVLogger(tmp_path / "theirs", name="csv", version="")
-    written = write_csv_hparams(ours, params)
-    if not written:
-        ours.log_hyperparams(params)
-    theirs.log_hyperparams(params)
-    assert written is plain_yaml_values(params)
-    assert (tmp_path / "ours/csv/hparams.yaml").read_text() == (tmp_path / "theirs/csv/hparams.yaml").read_text()
-    assert ours.experiment.hparams == theirs.experiment.hparams
-
-
-def test_a_jobs_hparams_file_is_the_text_lightning_writes(tmp_path):
-    from lightning.pytorch.loggers import CSVLogger
-
-    cfg = compose(["experiment=cifar10/small_sgd_cpu", "logger=csv"], output_dir=tmp_path / "run")
-    ours, theirs = CSVLogger(tmp_path / "ours", name="csv", version=""), CSVLogger(tmp_path / "theirs", name="csv", version="")
-    log_config([ours], cfg)
-    theirs.log_hyperparams(redact(OmegaConf.to_container(cfg, resolve=True)))  # Lightning's own write
-    theirs_text = (tmp_path / "theirs/csv/hparams.yaml").read_text()
-    assert (tmp_path / "ours/csv/hparams.yaml").read_text() == theirs_text and "small_sgd_cpu" in theirs_text
-    assert ours.experiment.hparams == theirs.experiment.hparams
