@@ -5,7 +5,8 @@ run folder): O(n²) over a sweep. Here the report is rewritten after a failed jo
 `report_interval_s` has passed since the last write, and when the sweep ends.
 
 Rerunning a sweep into the same folder (`resume=true`, the default): a job whose folder holds
-`metrics.json` from the same composed config (`config_hash`) is skipped, one with only
+`metrics.json` from the same composed config (`config_hash`; a hash written by an older rule,
+`legacy_config_hash`, still counts and is rewritten) is skipped, one with only
 `checkpoints/last.ckpt` from the same config resumes from it, the rest start; files a job of another
 config left are moved to `replaced-<hash>/` first. Each job writes its decision beside its metrics. In a
 job whose ranks SLURM starts (device=ddp under hydra/launcher=slurm) every rank decides alike; rank 0 alone
@@ -34,6 +35,10 @@ DECISIONS = ("skipped", "resumed", "started")
 VOLATILE_KEYS = ("paths", "print_config", "resume", "ckpt_path")  # where files go, not what is trained
 
 
+OPERATIONAL = ("callbacks.requeue", "callbacks.lost_rank", "callbacks.progress_log",
+               "callbacks.model_checkpoint.write_interval_s")  # when a run saves, stops or prints: not what it trains
+
+
 def _without_caches(tree):
     """The tree without keys naming a cache folder (`cache_dir`, `*_cache_dir` at any depth): a cache is keyed by
     its own inputs and never changes what is trained, so moving or adding one must not rerun finished jobs."""
@@ -45,14 +50,55 @@ def _without_caches(tree):
     return tree
 
 
+def _under_paths(tree, folders: list[tuple[str, str]]):
+    """Each string naming a place under a `paths` folder written as `${paths.<key>}/rest` (longest folder first):
+    a run that reads another run's checkpoint (`${paths.log_dir}/...`) keeps its hash when the checkout moves."""
+    if isinstance(tree, dict):
+        return {k: _under_paths(v, folders) for k, v in tree.items()}
+    if isinstance(tree, list):
+        return [_under_paths(v, folders) for v in tree]
+    if isinstance(tree, str):
+        for folder, key in folders:
+            if tree == folder or tree.startswith(folder + "/"):
+                return "${paths." + key + "}" + tree[len(folder):]
+    return tree
+
+
+def _operational_removed(tree: dict) -> dict:
+    for dotted in OPERATIONAL:
+        *parents, leaf = dotted.split(".")
+        node = tree
+        for key in parents:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            node.pop(leaf, None)
+    return tree
+
+
+def _resolved(cfg: DictConfig) -> dict:
+    try:
+        return OmegaConf.to_container(cfg, resolve=True)
+    except Exception:  # an interpolation only the job's runtime can resolve: hash it unresolved
+        return OmegaConf.to_container(cfg, resolve=False)
+
+
 def config_hash(cfg: DictConfig, resolved: dict | None = None) -> str:
-    """sha256 of the composed config (resolved where it can be) without the keys naming output places;
-    `resolved`: the job's config already resolved to a container (train.check_config's), not resolved again."""
-    if resolved is None:
-        try:
-            resolved = OmegaConf.to_container(cfg, resolve=True)
-        except Exception:  # an interpolation only the job's runtime can resolve: hash it unresolved
-            resolved = OmegaConf.to_container(cfg, resolve=False)
+    """sha256 of what the job trains: the composed config (resolved where it can be) without the keys naming
+    where files go (`VOLATILE_KEYS`, cache folders), without `OPERATIONAL` keys, and with every path under a
+    `paths` folder made relative to it. `resolved`: the job's config already resolved (train.check_config's)."""
+    resolved = _resolved(cfg) if resolved is None else resolved
+    paths = resolved.get("paths") if isinstance(resolved.get("paths"), dict) else {}
+    folders = sorted(((v.rstrip("/"), k) for k, v in paths.items() if isinstance(v, str) and v.rstrip("/")),
+                     key=lambda fk: -len(fk[0]))
+    tree = {key: value for key, value in resolved.items() if key not in VOLATILE_KEYS}
+    tree = _under_paths(_operational_removed(_without_caches(tree)), folders)
+    return hashlib.sha256(json.dumps(tree, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def legacy_config_hash(cfg: DictConfig, resolved: dict | None = None) -> str:
+    """The hash reprolab wrote before 2026-12-01 (absolute paths and operational callbacks included): a run
+    folder holding it is still this job's, and `decide_job` rewrites it as `config_hash`."""
+    resolved = _resolved(cfg) if resolved is None else resolved
     tree = _without_caches({key: value for key, value in resolved.items() if key not in VOLATILE_KEYS})
     return hashlib.sha256(json.dumps(tree, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -69,6 +115,10 @@ def decide_job(cfg: DictConfig, run_dir: str | Path, resume: bool = True,
     old = hash_file.read_text().strip() if hash_file.is_file() else None
     metrics, last = run_dir / METRICS_FILE, run_dir / "checkpoints" / "last.ckpt"
     writer = rank_zero_only.rank == 0  # the other ranks of a job SLURM started read the same folder, change nothing
+    if old not in (None, new) and old == legacy_config_hash(cfg, resolved):
+        old = new
+        if writer:
+            hash_file.write_text(new + "\n")
     if resume and old == new:
         if metrics.is_file():
             return "skipped", metrics

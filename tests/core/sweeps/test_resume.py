@@ -10,7 +10,7 @@ from lightning.pytorch.utilities.exceptions import SIGTERMException
 from omegaconf import OmegaConf
 
 import tests.core.sweeps.fake_train as fake_train
-from reprolab.sweep import HASH_FILE, config_hash, decide_job
+from reprolab.sweep import HASH_FILE, config_hash, decide_job, legacy_config_hash
 from tests.core.sweeps.test_multirun import sweep_args
 
 
@@ -83,6 +83,37 @@ def test_config_hash_ignores_cache_folders_at_any_depth():
     assert config_hash(cached) == config_hash(plain)
     cached.data.cache_size = 3  # only cache *folders* are left out
     assert config_hash(cached) != config_hash(plain)
+
+
+def job_at(root: str, interval_s: int = 30, pretrain: str = "pre/0") -> OmegaConf:
+    """A job whose checkout lies at `root`: it reads a pretraining run under its log folder."""
+    return OmegaConf.create({
+        "optimizer": {"lr": 0.1}, "seed": 0, "pretrain_run": f"{root}/logs/{pretrain}",
+        "paths": {"root_dir": root, "log_dir": f"{root}/logs", "output_dir": f"{root}/logs/sweep/0"},
+        "callbacks": {"model_checkpoint": {"dirpath": f"{root}/logs/sweep/0/checkpoints", "write_interval_s": interval_s},
+                      "progress_log": {"interval_s": interval_s}, "requeue": {"signal_name": "SIGUSR2"}}})
+
+
+def test_config_hash_survives_a_moved_checkout_and_operational_callbacks_but_not_another_input():
+    assert config_hash(job_at("/home/a/reprolab")) == config_hash(job_at("/scratch/b/repro", interval_s=0))
+    no_operational = job_at("/x")
+    for key in ("progress_log", "requeue"):
+        del no_operational.callbacks[key]
+    assert config_hash(no_operational) == config_hash(job_at("/x"))
+    assert config_hash(job_at("/x", pretrain="pre/1")) != config_hash(job_at("/x"))
+    assert config_hash(job_at("/x")) != legacy_config_hash(job_at("/x"))
+
+
+def test_a_hash_written_the_old_way_still_skips_and_is_rewritten(tmp_path):
+    cfg, run = job_at("/x"), tmp_path / "run"
+    run.mkdir()
+    (run / "metrics.json").write_text("{}")
+    (run / HASH_FILE).write_text(legacy_config_hash(cfg) + "\n")
+    assert decide_job(cfg, run) == ("skipped", run / "metrics.json")
+    assert (run / HASH_FILE).read_text().strip() == config_hash(cfg)
+    other = job_at("/x", pretrain="pre/1")  # an old hash of another config is no match under either rule
+    (run / HASH_FILE).write_text(legacy_config_hash(other) + "\n")
+    assert decide_job(cfg, run) == ("started", None) and not (run / "metrics.json").exists()
 
 
 def test_skip_resume_start_on_hand_made_run_folders(tmp_path):

@@ -1,0 +1,78 @@
+"""Rewrite each run folder's `config_hash` from the config it ran, the way this reprolab hashes, so that a rerun
+sweep skips it: after an upgrade that changed `sweep.config_hash`, or for runs copied in from another checkout.
+
+    python -m reprolab.rehash logs/claims/degradequery [more folders]
+
+The config it ran is the one Hydra saved in the run's `.hydra/config.yaml` when the job started; its `${hydra:…}`
+values are read from the `.hydra/hydra.yaml` beside it. Folders set aside (`replaced-*`) are left alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from omegaconf import DictConfig, OmegaConf
+
+import reprolab.config  # noqa: F401  (registers the config tree's resolvers)
+import reprolab.paths  # noqa: F401
+from reprolab.sweep import HASH_FILE, config_hash
+
+_HYDRA_VALUE = re.compile(r"\$\{hydra:([^}]+)\}")
+
+
+def stored_config(run_dir: Path) -> DictConfig | None:
+    """The run's saved config with its `${hydra:…}` values filled in from its saved Hydra node; None if absent."""
+    config, hydra = run_dir / ".hydra" / "config.yaml", run_dir / ".hydra" / "hydra.yaml"
+    if not (config.is_file() and hydra.is_file()):
+        return None
+    node = OmegaConf.load(hydra).hydra
+    text = _HYDRA_VALUE.sub(lambda m: str(OmegaConf.select(node, m.group(1), default=m.group(0))), config.read_text())
+    return OmegaConf.create(text)
+
+
+def _masked(tree) -> bool:
+    if isinstance(tree, dict):
+        return any(_masked(v) for v in tree.values())
+    if isinstance(tree, list):
+        return any(_masked(v) for v in tree)
+    return isinstance(tree, str) and "***" in tree
+
+
+def rehash(run_dir: Path) -> str:
+    """'rewritten', 'unchanged', 'no saved config' or 'masked' (a value was saved as `***`, so the config it ran
+    cannot be hashed again: its hash is left as it is) for one run folder holding a `config_hash`."""
+    cfg = stored_config(run_dir)
+    if cfg is None:
+        return "no saved config"
+    if _masked(OmegaConf.to_container(cfg, resolve=False)):
+        return "masked"
+    new, hash_file = config_hash(cfg), run_dir / HASH_FILE
+    if hash_file.read_text().strip() == new:
+        return "unchanged"
+    hash_file.write_text(new + "\n")
+    return "rewritten"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m reprolab.rehash", description=__doc__.split("\n\n")[0])
+    parser.add_argument("folders", nargs="+", type=Path, help="run or sweep folders, searched recursively")
+    args = parser.parse_args(argv)
+    missing = [str(f) for f in args.folders if not f.is_dir()]
+    if missing:
+        print(f"error: not a folder: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    counts: dict[str, int] = {}
+    for folder in args.folders:
+        for hash_file in sorted(folder.rglob(HASH_FILE)):
+            if not any(part.startswith("replaced-") for part in hash_file.relative_to(folder).parts):
+                outcome = rehash(hash_file.parent)
+                counts[outcome] = counts.get(outcome, 0) + 1
+    print(", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "no run folders with a config_hash")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
