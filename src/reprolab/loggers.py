@@ -19,10 +19,12 @@ from hydra.utils import instantiate
 from lightning.fabric.utilities.rank_zero import rank_zero_only
 from omegaconf import DictConfig, OmegaConf
 
-SECRET_MARKERS = ("api_key", "apikey", "token", "secret", "password")
+SECRET_MARKERS = ("api_key", "apikey", "token", "secret", "password")  # a quick screen; keys are matched by _SECRET_KEY
+# a marker not followed by a letter: `hf_token`, `WANDB_API_KEY`, `authToken`, not `tokenizer`, `n_tokens`, `secretary`
+_KEY = "(?:" + "|".join(SECRET_MARKERS) + ")(?![a-z])"
+_SECRET_KEY = re.compile(_KEY, re.IGNORECASE)
 # `key=value` / `key: value` inside a string (an override, a command line, an error message) whose key is secret-looking
-_KEY = "|".join(SECRET_MARKERS)
-_SECRET_ASSIGNMENT = re.compile(r"([\w.+~/-]*(?:" + _KEY + r")[\w.-]*['\"]?\s*[=:]\s*['\"]?)([^,\s'\"\]}]+)", re.IGNORECASE)
+_SECRET_ASSIGNMENT = re.compile(r"([\w.+~/-]*" + _KEY + r"[\w.-]*['\"]?\s*[=:]\s*['\"]?)([^,\s'\"\]}]+)", re.IGNORECASE)
 
 
 def build_loggers(logger_cfg: DictConfig | None) -> list:
@@ -129,7 +131,7 @@ def redact(value):
     """A copy of a (nested) config with every secret-looking key's value replaced, and secret assignments
     inside strings and lists (overrides, command lines) masked."""
     if isinstance(value, dict):
-        return {k: "***" if any(m in str(k).lower() for m in SECRET_MARKERS) else redact(v) for k, v in value.items()}
+        return {k: "***" if _SECRET_KEY.search(str(k)) else redact(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [redact(v) for v in value]
     return mask_text(value) if isinstance(value, str) else value

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from reprolab.loggers import mask_text
+from reprolab.loggers import mask_text, redact
 from reprolab.run_folder import mask_saved_config, write_error, write_metrics
 from tests.core.cli import run_cli, small_run_args
 
@@ -13,6 +13,15 @@ def test_mask_text_masks_assignments_only_of_secret_keys():
     assert mask_text("+my_api_token=abc123,seed=1") == "+my_api_token=***,seed=1"
     assert mask_text("{'password': 'hunter2', 'lr': 0.1}") == "{'password': '***', 'lr': 0.1}"
     assert mask_text("WANDB_API_KEY: k0 tokens seen") == "WANDB_API_KEY: *** tokens seen"
+
+
+def test_words_that_only_contain_a_marker_are_not_secrets():
+    """A run's saved config must keep `data.tokenizer` and token counts: masking them makes the run unrepeatable."""
+    cfg = {"data": {"tokenizer": "bytes", "n_tokens": 5, "hf_token": "x", "authToken": "y"}, "WANDB_API_KEY": "k"}
+    assert redact(cfg) == {"data": {"tokenizer": "bytes", "n_tokens": 5, "hf_token": "***", "authToken": "***"},
+                           "WANDB_API_KEY": "***"}
+    assert mask_text("data.tokenizer=bytes data.max_tokens=9 +hf_token=abc") == \
+        "data.tokenizer=bytes data.max_tokens=9 +hf_token=***"
 
 
 def test_error_metrics_and_saved_config_are_masked(tmp_path):
