@@ -69,7 +69,7 @@ claim-degradequery-refit: claim-degradequery-official ## select-then-refit: the 
 
 DQ_HOLDOUT_PRETRAIN_ARGS = $(call dq_pretrain_args,pretrain,$(DQ_HOLDOUT_SEEDS),$(DQ_HOLDOUT_SPLITS))
 DQ_HOLDOUT_ARGS = seed=$(DQ_HOLDOUT_SEEDS) ++data.split=$(DQ_HOLDOUT_SPLITS) experiment=$(DQ_HOLDOUT) print_config=false \
-  $(DATA_OVERRIDE) hydra.sweep.dir=$(DQ_RUNS)/holdouts
+  $(DATA_OVERRIDE) hydra.sweep.dir=$(DQ_RUNS)/holdouts 'hydra.sweep.subdir=$${data.split}/$${setting}-$${seed}'
 DQ_HOLDOUT_TABLE = $(TABLE) $(DQ_RUNS)/holdouts --group-by data.split setting --metric test/auroc test/accuracy test/f1_macro \
   --no-curves --name holdouts --results experiments/degradequery/RESULTS.md
 claim-degradequery-holdouts: ## DegradeQuery claim, scaffold and (target, E3) holdouts: stage 1, then 4 arms x 2 splits x 3 seeds, in one process -> its RESULTS.md block

@@ -149,9 +149,10 @@ def record_decision(run_dir: str | Path, decision: str) -> None:
 
 
 def count_decisions(sweep_dir: str | Path, since: float) -> dict[str, int]:
-    """How many jobs of the sweep started at `since` (epoch seconds) were skipped, resumed and started."""
+    """How many jobs of the sweep started at `since` (epoch seconds) were skipped, resumed and started, at any
+    depth of `hydra.sweep.subdir` (`${data.split}/${setting}-${seed}` puts them two folders down)."""
     counts = dict.fromkeys(DECISIONS, 0)
-    for path in Path(sweep_dir).glob(f"*/{DECISION_FILE}"):
+    for path in Path(sweep_dir).rglob(DECISION_FILE):
         decision = path.read_text().strip()
         if decision in counts and path.stat().st_mtime >= since:
             counts[decision] += 1

@@ -52,6 +52,12 @@ def test_rerun_skips_finished_jobs_and_resumes_the_one_with_only_a_checkpoint(tm
     assert line == "sweep jobs: 0 skipped, 0 resumed, 4 started"
 
 
+def test_decisions_are_counted_in_nested_sweep_subdirs(tmp_path, monkeypatch, capsys):
+    nested = ("seed=0,1", "hydra.sweep.subdir=s${seed}/run")
+    assert counted_sweep(tmp_path, monkeypatch, capsys, *nested)[1] == "sweep jobs: 0 skipped, 0 resumed, 2 started"
+    assert counted_sweep(tmp_path, monkeypatch, capsys, *nested)[1] == "sweep jobs: 2 skipped, 0 resumed, 0 started"
+
+
 def test_a_job_whose_config_changed_is_rerun_not_reused(tmp_path, monkeypatch, capsys):
     counted_sweep(tmp_path, monkeypatch, capsys, "optimizer.lr=0.01,0.1")
     sweep = tmp_path / "sweep"
