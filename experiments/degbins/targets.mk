@@ -1,7 +1,7 @@
 # DegBins (guided depth SR with degradation-driven bins): data, paper-scale runs, CPU claim check.
 .PHONY: data-nyuv2-dsr reproduce-degbins-nyuv2-x4 reproduce-degbins-nyuv2-x8 reproduce-degbins-nyuv2-x16 \
         reproduce-degbins-nyuv2 claim-degbins claim-degbins-long degbins-degradation \
-        degbins-degradation-clean
+        degbins-degradation-clean degbins-noise-batch
 
 DEGBINS_SEEDS ?= 0
 DEGBINS_HEADS ?= degbins,degbins_regression
@@ -74,3 +74,18 @@ degbins-degradation: ## issue 14 §5 ablation: mixed-degradation training (x4/x8
 degbins-degradation-clean: ## issue 14 §5 ablation without the noisy degradation: mixed x4/x8/x16 training (LR noise alone keeps the bins at their start), unconditioned vs FiLM + degradation loss, 3 seeds; bin width/spread/entropy/range and gain (also per seed) per degradation -> RESULTS.md blocks (~9 CPU-min on 1 thread)
 	$(call degbins_ablation,claim_mixed_clean,degradation_clean)
 	$(call degbins_ablation_tables,degradation_clean,bin_width bin_spread bin_entropy bin_range gain)
+
+# Why LR noise keeps the head at bicubic (RESULTS.md, "Why the noisy runs stay at their zero start"): noisy x8 alone at the
+# long budget (800 steps), bins-3 and regression at batch 8, and bins-3 at batch 32 (same steps, 4x the patches per step).
+DEGBINS_NOISY = $(DEGBINS_CLAIM) experiment=degbins/claim_cpu_long data.noise_std=0.02 seed=0,1,2
+DEGBINS_NOISE_RUNS = $(addprefix logs/claims/degbins/noise_batch/,b8_bins b8_regression b32_bins)
+
+degbins-noise-batch: ## noisy x8 (LR noise 0.02 in training and test), 800 steps: bins-3 and regression at batch 8, bins-3 at batch 32, 3 seeds; gain per run and mean -> RESULTS.md blocks (~18 CPU-min on 1 thread)
+	-$(DEGBINS_NOISY) model.head=bins model.stages=3 hydra.sweep.dir=logs/claims/degbins/noise_batch/b8_bins
+	-$(DEGBINS_NOISY) model.head=regression model.stages=1 hydra.sweep.dir=logs/claims/degbins/noise_batch/b8_regression
+	-$(DEGBINS_NOISY) model.head=bins model.stages=3 data.batch_size=32 data.patches_per_epoch=25600 \
+	  hydra.sweep.dir=logs/claims/degbins/noise_batch/b32_bins
+	$(TABLE) $(DEGBINS_NOISE_RUNS) --group-by data.batch_size model.head --no-curves --digits 4 --name noise_batch \
+	  --metric test/rmse_lu test/rmse_middlebury_heldout test/gain_lu test/gain_middlebury_heldout --results experiments/degbins/RESULTS.md
+	$(TABLE) $(DEGBINS_NOISE_RUNS) --group-by data.batch_size model.head seed --no-curves --digits 3 --name noise_batch_per_seed \
+	  --metric test/gain_lu test/gain_middlebury_heldout test/bin_range_lu test/bin_entropy_lu --results experiments/degbins/RESULTS.md

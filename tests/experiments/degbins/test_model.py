@@ -132,3 +132,30 @@ def test_the_expected_bin_width_is_exactly_span_over_n_when_either_factor_is_uni
     assert float(expected_bin_width(probs, uniform)) == pytest.approx(0.25)
     assert float(expected_bin_width(probs, widths)) == pytest.approx(0.07 + 0.02 + 0.03 + 0.04)
     assert 255 * 2 * 0.1 / 16 == pytest.approx(3.1875)
+
+
+def test_no_zero_gradient_fixed_point_at_the_zero_start_even_with_noisy_lr_maps():
+    """Issue-14 follow-up (why the noisy runs 'never left' the zero start): only the output layer O starts at zero, so
+    the first backward reaches O's weights and the bias/prior logits (the prior's gradient equals O's bias gradient up to summation order:
+    both add to the same logits) but not the backbone or U; after one AdamW step every parameter has a gradient,
+    noisy LR maps (σ = 0.02, values outside [0, 1]) included, and all of them are finite."""
+    torch.manual_seed(0)
+    net = DegBinsNet(head="bins", stages=3, **TINY)
+    rgb, gt = torch.rand(2, 3, 32, 32), torch.rand(2, 1, 32, 32)
+    lr = torch.nn.functional.interpolate(gt, size=(8, 8), mode="bicubic", align_corners=False)
+    lr = lr + 0.02 * torch.randn_like(lr)
+    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=0.0)
+
+    def grads():
+        opt.zero_grad()
+        stage_loss(net(rgb, lr)["depth"], gt, kind="mse").backward()
+        return {n: p.grad for n, p in net.named_parameters()}
+
+    first = grads()
+    assert all(g is not None and torch.isfinite(g).all() for g in first.values())
+    assert first["head.out.weight"].abs().max() > 0 and first["head.prior"].abs().max() > 0
+    assert torch.allclose(first["head.prior"], first["head.out.bias"], rtol=1e-5, atol=1e-9)
+    assert all(first[n].abs().max() == 0 for n in first if n.startswith(("backbone.", "head.update.")))
+    opt.step()
+    second = grads()
+    assert [n for n, g in second.items() if g.abs().max() == 0] == []
