@@ -1,5 +1,6 @@
 """What to do about an override Hydra could not apply: the nearest existing key for a typo (`trainer.max_step=5`
-→ `trainer.max_steps`), and `~<group>` where a config group was set to null (`scheduler=null`)."""
+→ `trainer.max_steps`), `~<group>` where a config group was set to null (`scheduler=null`), and one of `-m`,
+`--cfg`, `--info` where several were given."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from omegaconf import DictConfig
 from reprolab.config import CONF_DIR
 
 _NULL_GROUP = "Config group override must be a string or a list"
+_ONE_MODE = "Only one of --run, --multirun, --cfg, --info and --shell_completion can be specified"
 
 
 def override_error_line(err: BaseException, args: Sequence[str] = ()) -> str | None:
@@ -21,6 +23,9 @@ def override_error_line(err: BaseException, args: Sequence[str] = ()) -> str | N
         shown = ", ".join(f"~{g}" for g in groups) or "~<group>"
         return (f"{', '.join(f'{g}=null' for g in groups) or 'group=null'}: a config group is dropped with "
                 f"`~<group>`, not set to null; write {shown}")
+    if isinstance(err, ValueError) and _ONE_MODE in str(err):
+        return ("-m (--multirun), --cfg and --info cannot be combined; give one of them (a sweep's config: drop -m and "
+                "run --cfg job with one value per key)")
     return _unknown_key_line(err.__cause__)
 
 

@@ -35,6 +35,11 @@ def test_a_group_set_to_null_says_to_drop_it_with_a_tilde():
     assert line == "scheduler=null: a config group is dropped with `~<group>`, not set to null; write ~scheduler"
 
 
+def test_two_modes_at_once_say_to_give_one():
+    hydra_says = ValueError("Only one of --run, --multirun, --cfg, --info and --shell_completion can be specified")
+    assert override_error_line(hydra_says).startswith("-m (--multirun), --cfg and --info cannot be combined;")
+
+
 def test_other_errors_are_left_to_the_caller():
     assert override_error_line(hydra_error("optimizer=adamm")) is None
     assert override_error_line(ValueError("something else")) is None
