@@ -14,6 +14,7 @@ derived metrics come from plugins (see `reprolab.results.plugins`).
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import re
 import shlex
@@ -61,6 +62,8 @@ def make_table(args: argparse.Namespace, command: str) -> str:
     derived = apply_plugins(runs, specs)
     group_by = args.group_by if args.group_by is not None else default_group_by(runs)
     metrics = args.metric or list(dict.fromkeys(default_metrics(runs) + derived))
+    if args.metric:
+        check_metrics(runs, args.metric)
     rows = aggregate(runs, group_by, metrics)
     n_bad = sum(len(r.failed) + len(r.incomplete) for r in rows)
     n_ok = sum(r.n_finished for r in rows)
@@ -72,6 +75,20 @@ def make_table(args: argparse.Namespace, command: str) -> str:
     for png in _figures(args, runs, group_by, command):
         body += f"\n![{png.stem}]({os.path.relpath(png, target.parent if target else Path.cwd())})\n"
     return body
+
+
+class MetricNotFoundError(FileNotFoundError):
+    """A --metric no finished run recorded: a typo, or a block whose runs no longer log it (--refresh keeps it)."""
+
+
+def check_metrics(runs, metrics: Sequence[str]) -> None:
+    known = sorted({k for r in runs if r.finished for k, v in r.metrics.items() if isinstance(v, int | float)})
+    missing = [m for m in metrics if m not in known]
+    if known and missing:
+        near = [n for m in missing for n in difflib.get_close_matches(m, known, n=1)]
+        hint = f"; did you mean {' or '.join(near)}?" if near else ""
+        raise MetricNotFoundError(f"no finished run has metric {', '.join(missing)}{hint} (their metrics: "
+                                  f"{', '.join(known)})")
 
 
 def _figures(args: argparse.Namespace, runs, group_by, command: str) -> list[Path]:

@@ -135,6 +135,13 @@ def test_bad_plugin_and_missing_folder_are_one_line_errors(sweep, tmp_path, caps
     assert "error: no run folders (with .hydra/config.yaml)" in capsys.readouterr().err
 
 
+def test_a_metric_no_finished_run_has_is_one_line_naming_the_nearest(sweep, capsys):
+    assert table.main([str(sweep), "--metric", "test/acc", "test/accc", "--no-curves"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: no finished run has metric test/accc; did you mean test/acc? (their metrics: seed, test/acc, "
+                   "val/acc)"]
+
+
 def test_results_md_block_is_written_refreshed_and_kept(sweep, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     results = tmp_path / "paper" / "RESULTS.md"
