@@ -55,9 +55,15 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 
 def make_table(args: argparse.Namespace, command: str) -> str:
     """The markdown for `args`: provenance line, table, runs that did not finish, figures."""
-    runs = [r for r in find_runs(args.paths) if _matches(r, args.where)]
-    if not runs:
+    found = find_runs(args.paths)
+    if not found:
         raise FileNotFoundError(f"no run folders (with .hydra/config.yaml) under {' '.join(args.paths)}")
+    runs = [r for r in found if _matches(r, args.where)]
+    if not runs:
+        raise NotInRunsError(f"none of the {len(found)} runs under {' '.join(args.paths)} matches --where "
+                             f"{' '.join(args.where)}")
+    if args.group_by:
+        check_keys(runs, args.group_by)
     specs = list(args.plugin) + ([] if args.no_paper_plugins else paper_plugins(runs))
     derived = apply_plugins(runs, specs)
     group_by = args.group_by if args.group_by is not None else default_group_by(runs)
@@ -77,18 +83,27 @@ def make_table(args: argparse.Namespace, command: str) -> str:
     return body
 
 
-class MetricNotFoundError(FileNotFoundError):
-    """A --metric no finished run recorded: a typo, or a block whose runs no longer log it (--refresh keeps it)."""
+class NotInRunsError(FileNotFoundError):
+    """A --metric, --group-by key or --where the runs do not have: a typo, or a block whose runs no longer log it
+    (--refresh keeps that block as it is, like one whose runs are gone)."""
+
+
+def _missing(names: Sequence[str], known: list[str], what: str) -> None:
+    missing = [m for m in names if m not in known]
+    if known and missing:
+        near = [n for m in missing for n in difflib.get_close_matches(m, known, n=1)]
+        hint = f"; did you mean {' or '.join(near)}?" if near else ""
+        raise NotInRunsError(f"no {what} {', '.join(missing)}{hint} (theirs: {', '.join(known)})")
 
 
 def check_metrics(runs, metrics: Sequence[str]) -> None:
     known = sorted({k for r in runs if r.finished for k, v in r.metrics.items() if isinstance(v, int | float)})
-    missing = [m for m in metrics if m not in known]
-    if known and missing:
-        near = [n for m in missing for n in difflib.get_close_matches(m, known, n=1)]
-        hint = f"; did you mean {' or '.join(near)}?" if near else ""
-        raise MetricNotFoundError(f"no finished run has metric {', '.join(missing)}{hint} (their metrics: "
-                                  f"{', '.join(known)})")
+    _missing(metrics, known, "finished run has metric")
+
+
+def check_keys(runs, keys: Sequence[str]) -> None:
+    known = sorted({k for r in runs for source in (r.choices, r.config, r.metrics, r.overrides) for k in source})
+    _missing(keys, known, "run has a group or config key")
 
 
 def _figures(args: argparse.Namespace, runs, group_by, command: str) -> list[Path]:
