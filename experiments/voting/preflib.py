@@ -10,6 +10,7 @@ ranked ones in index order (our choice; the rules need complete orders).
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import torch
@@ -71,14 +72,24 @@ def download(urls: list[str], out: Path) -> list[Path]:
     return paths
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("data/preflib"))
     parser.add_argument("--url", action="append", help="a PrefLib .soc/.soi URL (repeatable)")
-    args = parser.parse_args()
-    for path in download(args.url or list(DEFAULT_URLS), args.out):
+    args = parser.parse_args(argv)
+    try:
+        paths = download(args.url or list(DEFAULT_URLS), args.out)
+    except CorruptDataError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except (OSError, RuntimeError) as err:  # no network (URLError is an OSError)
+        print(f"error: could not download PrefLib elections into {args.out} ({' '.join(str(err).split())}); without "
+              "network, copy the .soc/.soi files from a machine that has them and set data.preflib_dir", file=sys.stderr)
+        return 2
+    for path in paths:
         print(path)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
