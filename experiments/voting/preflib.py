@@ -17,6 +17,7 @@ import torch
 from torchvision.datasets.utils import download_url
 
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
+from reprolab.one_line_errors import one_line_errors
 
 # A few real elections with 4-5 alternatives (PrefLib "netflix" 00004: 3-4 movies, thousands of voters;
 # "tshirt" 00012: 11 designs). Override with --url; any .soc/.soi file works.
@@ -77,15 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("data/preflib"))
     parser.add_argument("--url", action="append", help="a PrefLib .soc/.soi URL (repeatable)")
     args = parser.parse_args(argv)
-    try:
+    with one_line_errors(f"the PrefLib download into {args.out}", "without network, copy the .soc/.soi files from a "
+                         "machine that has them and set data.preflib_dir"):
         paths = download(args.url or list(DEFAULT_URLS), args.out)
-    except CorruptDataError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except (OSError, RuntimeError) as err:  # no network (URLError is an OSError)
-        print(f"error: could not download PrefLib elections into {args.out} ({' '.join(str(err).split())}); without "
-              "network, copy the .soc/.soi files from a machine that has them and set data.preflib_dir", file=sys.stderr)
-        return 2
     for path in paths:
         print(path)
     return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import torchvision.datasets
 
 from reprolab.data import torchvision_download as tvd
@@ -27,9 +28,10 @@ def test_no_network_is_one_line_naming_the_dataset_and_folder(tmp_path, monkeypa
                                "<urlopen error [Errno -2] Name or service not known>\n")
 
     monkeypatch.setattr(torchvision.datasets, "Offline", Offline, raising=False)
-    assert tvd.main(["Offline", str(tmp_path)]) == 2
-    assert capsys.readouterr().err == (
-        f"error: could not download Offline into {tmp_path} (Error downloading train-images-idx3-ubyte.gz: Tried "
+    with pytest.raises(SystemExit) as stop:
+        tvd.main(["Offline", str(tmp_path)])
+    assert stop.value.code == 2 and capsys.readouterr().err == (
+        f"error: the Offline download into {tmp_path} failed (Error downloading train-images-idx3-ubyte.gz: Tried "
         "https://x/, got: <urlopen error [Errno -2] Name or service not known>); without network, copy the folder "
         "from a machine that has it\n")
 

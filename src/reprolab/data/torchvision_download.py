@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from reprolab.one_line_errors import one_line_errors
+
 USAGE = "usage: python -m reprolab.data.torchvision_download <torchvision dataset class, e.g. MNIST> <folder>"
 
 
@@ -26,13 +28,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     name, root = args
     try:
-        download(name, root)
+        with one_line_errors(f"the {name} download into {root}"):
+            download(name, root)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
-        return 2
-    except (OSError, RuntimeError) as err:  # no network (URLError is an OSError), a failed checksum
-        print(f"error: could not download {name} into {root} ({' '.join(str(err).split())}); without network, copy "
-              "the folder from a machine that has it", file=sys.stderr)
         return 2
     print(f"{root}: {name} train and test splits present")
     return 0

@@ -86,17 +86,19 @@ def test_preflib_download_without_network_is_one_line(tmp_path, monkeypatch, cap
         raise URLError("[Errno -2] Name or service not known")
 
     monkeypatch.setattr(preflib, "download_url", offline)
-    assert preflib.main(["--out", str(tmp_path / "preflib"), "--url", "https://www.preflib.org/x.soc"]) == 2
-    assert capsys.readouterr().err == (
-        f"error: could not download PrefLib elections into {tmp_path / 'preflib'} (<urlopen error [Errno -2] Name or "
-        "service not known>); without network, copy the .soc/.soi files from a machine that has them and set "
-        "data.preflib_dir\n")
+    with pytest.raises(SystemExit) as stop:
+        preflib.main(["--out", str(tmp_path / "preflib"), "--url", "https://www.preflib.org/x.soc"])
+    assert stop.value.code == 2 and capsys.readouterr().err == (
+        f"error: the PrefLib download into {tmp_path / 'preflib'} failed (<urlopen error [Errno -2] Name or service not "
+        "known>); without network, copy the .soc/.soi files from a machine that has them and set data.preflib_dir\n")
 
 
 def test_preflib_download_of_a_page_that_is_not_an_election_is_one_line(tmp_path, monkeypatch, capsys):
     from experiments.voting import preflib
 
     monkeypatch.setattr(preflib, "download_url", lambda url, root, filename: (tmp_path / filename).write_text("<html>"))
-    assert preflib.main(["--out", str(tmp_path), "--url", "https://www.preflib.org/x.soc"]) == 2
+    with pytest.raises(SystemExit) as stop:
+        preflib.main(["--out", str(tmp_path), "--url", "https://www.preflib.org/x.soc"])
     err = capsys.readouterr().err
+    assert stop.value.code == 2
     assert err.startswith(f"error: {tmp_path / 'x.soc'}") and err.count("\n") == 1
