@@ -74,11 +74,13 @@ def write_json(claims_file: ClaimsFile, entries: list[dict[str, Any]]) -> Path:
     return path
 
 
-def render_markdown(claims_file: ClaimsFile, entries: list[dict[str, Any]]) -> str:
-    """One row per claim: the paper's number, ours with its 95 % interval and n, the verdict."""
+def render_markdown(claims_file: ClaimsFile, entries: list[dict[str, Any]], runs_root: Path | None = None) -> str:
+    """One row per claim: the paper's number, ours with its 95 % interval and n, the verdict; `runs_root`: the
+    runs were read there (`--runs-root`) instead of where the claims file's command puts them."""
     by_id = {c.id: c for c in claims_file.claims}
+    source = f"runs under `{runs_root}`" if runs_root else f"runs from `{claims_file.command}`"
     lines = [
-        f"Claims of `{claims_file.path.name}`, runs from `{claims_file.command}`; effects are paired by seed, "
+        f"Claims of `{claims_file.path.name}`, {source}; effects are paired by seed, "
         "95 % Student-t intervals over seeds (rules: `reprolab.claims.evaluate`).",
         "",
         "| claim | what is measured | paper | bar | ours (95 % CI) | n | verdict |",

@@ -265,5 +265,7 @@ def test_cli_one_claim_prints_only_it_and_writes_nothing(tmp_path, sweep, capsys
     out = capsys.readouterr().out
     assert "`adamw_beats_sgd`" in out and "`other`" not in out
     assert not (path.parent / "results").exists() and not (path.parent / "RESULTS.md").exists()
+    assert claims_cli.main(["--file", str(path), "--claim", "adamw_beats_sgd", "--runs-root", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.startswith(f"Claims of `claims.yaml`, runs under `{tmp_path}`; effects")
     assert claims_cli.main(["--file", str(path), "--claim", "nope"]) == 2
     assert "no claim nope" in capsys.readouterr().err
