@@ -18,7 +18,7 @@ claim-delightful: ## DG vs REINFORCE/IW/IW-clipped/PPO/sign-blind on the digits 
 	$(CLAIMS) delightful
 
 data-mnist: ## Download MNIST into $(DATA)/mnist with torchvision (~60 MB)
-	$(PY) -c "from torchvision.datasets import MNIST; [MNIST('$(DATA)/mnist', train=t, download=True) for t in (True, False)]"
+	$(PY) -m reprolab.data.torchvision_download MNIST $(DATA)/mnist
 
 reproduce-delightful-mnist-stale: ## MNIST bandit, staleness 100, all six arms, 3 seeds (1 GPU, W&B; 18 runs)
 	-$(TRAIN) -m experiment=delightful/mnist_stale task.loss=reinforce,iw,iw_clipped,ppo,dg,sign_blind seed=0,1,2 \

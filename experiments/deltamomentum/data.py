@@ -20,7 +20,7 @@ from torch.utils.data import DataLoader, Dataset
 from experiments.deltamomentum.tokens import encode_documents, load_tokenizer, read_shard
 from reprolab.data.fake import FakeTokens
 from reprolab.data.fetch import REGISTRY
-from reprolab.errors import ConfigError, DatasetNotFoundError
+from reprolab.errors import ConfigError, CorruptDataError, DatasetNotFoundError
 
 # FineWeb-Edu sample-10BT through the GPT-2 tokenizer (the paper-scale shards; sizes for `+data/fake=on`).
 FINEWEB_TOKENS, FINEWEB_VAL_TOKENS, GPT2_VOCAB = 10_000_000_000, 10_000_000, 50_257
@@ -140,6 +140,12 @@ class TextFileDataModule(_WindowDataModule):
         tokens = encode_documents(read_texts(path), tok)
         n_eval = int(len(tokens) * self.val_fraction)
         cut_test, cut_val = len(tokens) - 2 * n_eval, len(tokens) - n_eval
-        self.splits["train"] = TokenWindows(tokens[:cut_test], self.seq_len)
-        self.splits["test"] = TokenWindows(tokens[cut_test:cut_val], self.seq_len, self.max_eval_windows)
-        self.splits["val"] = TokenWindows(tokens[cut_val:], self.seq_len, self.max_eval_windows)
+        try:
+            self.splits["train"] = TokenWindows(tokens[:cut_test], self.seq_len)
+            self.splits["test"] = TokenWindows(tokens[cut_test:cut_val], self.seq_len, self.max_eval_windows)
+            self.splits["val"] = TokenWindows(tokens[cut_val:], self.seq_len, self.max_eval_windows)
+        except ConfigError as err:  # an empty or cut file: say which one and what to do
+            name = self.path.parts[0]
+            refetch = f"fetch it again (`make data-{name}`) or " if name in REGISTRY else ""
+            raise CorruptDataError(f"text '{path}' holds {len(tokens)} tokens, too few for its train/val/test splits "
+                                   f"({err}); {refetch}lower data.seq_len") from None

@@ -92,6 +92,10 @@ class PosthocRegressor(nn.Module):
         return {"mean": out["mean"], "hidden": out["hidden"], "log_vars": self.head.log_vars(out["hidden"])}
 
 
+RUN_MEAN_STAGE = ("run the mean stage first (make claim-heteroskedastic runs it into mean_runs; one run: reprolab-train "
+                  "experiment=heteroskedastic/mean_cpu), or set task.mean_ckpt=<a finished mean run's folder or .ckpt>")
+
+
 def resolve_checkpoint(mean_ckpt: str | None) -> Path:
     """A checkpoint file, or a finished mean run's folder (its metrics.json names the best checkpoint)."""
     if not mean_ckpt:
@@ -100,11 +104,10 @@ def resolve_checkpoint(mean_ckpt: str | None) -> Path:
     if path.is_dir():
         metrics = path / "metrics.json"
         if not metrics.is_file():
-            raise DatasetNotFoundError(f"mean run '{path}' has no metrics.json; run its mean stage first "
-                                       "(experiment=heteroskedastic/mean_cpu or make claim-heteroskedastic)")
+            raise DatasetNotFoundError(f"mean run '{path}' has no metrics.json; {RUN_MEAN_STAGE}")
         path = Path(json.loads(metrics.read_text())["best_ckpt"])
     if not path.is_file():
-        raise DatasetNotFoundError(f"no mean-network checkpoint at '{path}'; run the mean stage first")
+        raise DatasetNotFoundError(f"no mean-network checkpoint at '{path}'; {RUN_MEAN_STAGE}")
     return path
 
 

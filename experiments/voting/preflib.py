@@ -10,12 +10,14 @@ ranked ones in index order (our choice; the rules need complete orders).
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import torch
 from torchvision.datasets.utils import download_url
 
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
+from reprolab.one_line_errors import one_line_errors
 
 # A few real elections with 4-5 alternatives (PrefLib "netflix" 00004: 3-4 movies, thousands of voters;
 # "tshirt" 00012: 11 designs). Override with --url; any .soc/.soi file works.
@@ -71,14 +73,18 @@ def download(urls: list[str], out: Path) -> list[Path]:
     return paths
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("data/preflib"))
     parser.add_argument("--url", action="append", help="a PrefLib .soc/.soi URL (repeatable)")
-    args = parser.parse_args()
-    for path in download(args.url or list(DEFAULT_URLS), args.out):
+    args = parser.parse_args(argv)
+    with one_line_errors(f"the PrefLib download into {args.out}", "without network, copy the .soc/.soi files from a "
+                         "machine that has them and set data.preflib_dir"):
+        paths = download(args.url or list(DEFAULT_URLS), args.out)
+    for path in paths:
         print(path)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

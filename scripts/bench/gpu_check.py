@@ -79,8 +79,17 @@ def arms(images: Path, text: Path, smoke: bool) -> dict[str, list[str]]:
     }
 
 
-def run_arm(name: str, overrides: list[str], out: Path, timeout: int) -> dict:
+def fresh_run_dir(out: Path, name: str) -> Path:
+    """`<out>/runs/<name>`, an earlier check's run moved to `<name>-<time>` first: reprolab-train never runs into a
+    folder that holds a finished run."""
     run_dir = out / "runs" / name
+    if run_dir.exists():
+        run_dir.rename(run_dir.with_name(f"{name}-{time.strftime('%Y%m%d-%H%M%S', time.localtime(run_dir.stat().st_mtime))}"))
+    return run_dir
+
+
+def run_arm(name: str, overrides: list[str], out: Path, timeout: int) -> dict:
+    run_dir = fresh_run_dir(out, name)
     cmd = [*TRAIN, *overrides, *COMMON, f"hydra.run.dir={run_dir}"]
     start = time.time()
     try:

@@ -9,10 +9,13 @@ the CelebA site by hand into <data-dir>/celeba/ and re-run: the MD5 check then r
 import argparse
 
 from experiments.apt.data_celeba import celeba_split
+from reprolab.one_line_errors import one_line_errors
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", default="data")
     args = parser.parse_args()
-    sizes = {split: len(celeba_split(args.data_dir, split, download=True)) for split in ("train", "valid", "test")}
+    with one_line_errors(f"CelebA download into {args.data_dir}/celeba", "download its files by hand (this script's "
+                         "docstring lists them) into that folder and re-run: the MD5 check then runs on your files"):
+        sizes = {split: len(celeba_split(args.data_dir, split, download=True)) for split in ("train", "valid", "test")}
     print(f"CelebA ready under {args.data_dir}/celeba: {sizes} (expected 162770 / 19867 / 19962)")

@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run from a check
 from experiments.deltamomentum.data import read_texts  # noqa: E402
 from experiments.deltamomentum.tokens import load_tokenizer, write_shard  # noqa: E402
 from reprolab.extras import require  # noqa: E402
+from reprolab.one_line_errors import one_line_errors  # noqa: E402
 
 
 def documents(source: str, skip: int):
@@ -119,8 +120,10 @@ def main(argv=None) -> None:
     p.add_argument("--val-tokens", type=int, default=10_000_000)
     p.add_argument("--max-tokens", type=int, default=None, help="stop after about this many tokens")
     a = p.parse_args(argv)
-    state = prepare(a.out, a.source, a.tokenizer, a.shard_tokens, a.val_tokens, a.max_tokens,
-                    a.train_tokenizer, a.tokenizer_docs)
+    with one_line_errors(f"FineWeb-Edu preparation into {a.out}", "without network, pass --source <local .txt/.jsonl> "
+                         "or copy the shards from a machine that has them (the run resumes where it stopped)"):
+        state = prepare(a.out, a.source, a.tokenizer, a.shard_tokens, a.val_tokens, a.max_tokens,
+                        a.train_tokenizer, a.tokenizer_docs)
     print(f"{a.out}: val shard + {state['train_shards']} train shards, {state['tokens_done']:,} tokens from "
           f"{state['docs_done']:,} documents ({state['tokenizer']}); use data=fineweb_edu "
           f"paths.data_dir={a.out.parent} (or data.data_dir={a.out})")

@@ -2,5 +2,10 @@
 
 __version__ = "0.1.0"
 
+import warnings  # noqa: E402
+
+# `python -m reprolab.paths` (README, Data) runs a module this package has already imported: runpy's warning about it is noise.
+warnings.filterwarnings("ignore", message=r"'reprolab\.paths' found in sys\.modules", category=RuntimeWarning)
+
 from reprolab import paths as _paths  # noqa: E402,F401  (registers ${project_root:} and ${data_root:})
 from reprolab import study_seed as _study_seed  # noqa: E402,F401  (registers the ${study_seed:...} resolver)

@@ -22,6 +22,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 from reprolab.config import CONF_DIR, compose
 from reprolab.errors import ConfigError, ReprolabError, one_line
+from reprolab.override_hints import override_error_line
 from reprolab.rich_tree import print_config_tree
 from reprolab.run_builder import build_run
 from reprolab.run_folder import as_floats, merge_results, write_metrics
@@ -170,10 +171,11 @@ def main(argv: list[str] | None = None) -> None:
         hydra_main()
     except ReprolabError as err:
         exit_with_one_line(err)
-    except (HydraException, OmegaConfBaseException) as err:
-        if full_error == "1":
+    except (HydraException, OmegaConfBaseException, ValueError) as err:
+        hint = override_error_line(err, args)
+        if full_error == "1" or (isinstance(err, ValueError) and hint is None):
             raise
-        print(f"error: {config_error_line(err)}", file=sys.stderr)
+        print(f"error: {hint or config_error_line(err)}", file=sys.stderr)
         sys.exit(2)
     finally:
         sys.argv = saved_argv

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 
@@ -97,5 +98,6 @@ def print_help_lines(plan_file: Path) -> None:
         return
     plan = json.loads(plan_file.read_text())
     print(f"Compute of the reproduce targets ({plan_file.name}, from `make plan`):")
+    cyan, plain = ("\033[36m", "\033[0m") if sys.stdout.isatty() else ("", "")  # no escape codes in a file or a pipe
     for target, entry in plan["targets"].items():
-        print(f"  \033[36m{target:38s}\033[0m {help_line(target, entry)}")
+        print(f"  {cyan}{target:38s}{plain} {help_line(target, entry)}")

@@ -101,6 +101,16 @@ def lock_run_folder(output_dir: str | Path) -> IO:
     return handle
 
 
+def _is_locked(output_dir: str | Path) -> bool:
+    """Whether a live run holds the folder's lock (the lock file's content is left as it is)."""
+    with open(Path(output_dir) / LOCK_FILE, "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+    return False
+
+
 def held_lock(output_dir: str | Path) -> IO | None:
     """The lock `RunFolderLock` took on this folder before Hydra wrote into it, if any (the caller closes it)."""
     return _HELD.pop(os.path.realpath(output_dir), None)
@@ -115,11 +125,16 @@ def release_locks() -> None:
 class RunFolderLock(Callback):
     """Locks the run folder (a multirun: the sweep's folder) before Hydra writes `.hydra/` and its log there,
     so a second run into a busy folder is refused before it touches anything. The folder's `${now:}` is
-    pinned first, so Hydra's job resolves the same path."""
+    pinned first, so Hydra's job resolves the same path. A single run into a folder that holds a finished
+    run (`metrics.json`) is refused too, unless `keep_finished` is false (an evaluation redoes its own);
+    a `-m` sweep decides per job instead (skip, resume or start: reprolab.sweep)."""
 
     folder: str | None = None
 
-    def _lock(self, config: DictConfig, key: str) -> None:
+    def __init__(self, keep_finished: bool = True):
+        self.keep_finished = keep_finished
+
+    def _lock(self, config: DictConfig, key: str, refuse_finished: bool = False) -> None:
         """Hydra turns a callback's exception into a warning, so a refusal ends the process here, with one line.
         A DDP rank > 0 (launched into rank 0's folder) runs under rank 0's lock."""
         if rank_zero_only.rank != 0:
@@ -130,6 +145,10 @@ class RunFolderLock(Callback):
         with read_write(OmegaConf.select(config, parent)):
             OmegaConf.select(config, parent)[name] = self.folder
         try:
+            if refuse_finished and (Path(self.folder) / METRICS_FILE).is_file() and not _is_locked(self.folder):
+                raise RunFolderBusyError(f"{self.folder} holds a finished run ({METRICS_FILE}), which is never "
+                                         "written over; leave hydra.run.dir out (a new dated folder) or name another, "
+                                         "or move that folder away to rerun it")
             _HELD[os.path.realpath(self.folder)] = lock_run_folder(self.folder)
         except ReprolabError as err:
             print(f"error: {err}", file=sys.stderr)
@@ -141,7 +160,7 @@ class RunFolderLock(Callback):
             handle.close()
 
     def on_run_start(self, config: DictConfig, **kwargs) -> None:
-        self._lock(config, "hydra.run.dir")
+        self._lock(config, "hydra.run.dir", refuse_finished=self.keep_finished)
 
     def on_run_end(self, config: DictConfig, **kwargs) -> None:
         self._release()

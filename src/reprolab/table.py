@@ -14,6 +14,7 @@ derived metrics come from plugins (see `reprolab.results.plugins`).
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import re
 import shlex
@@ -54,13 +55,21 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 
 def make_table(args: argparse.Namespace, command: str) -> str:
     """The markdown for `args`: provenance line, table, runs that did not finish, figures."""
-    runs = [r for r in find_runs(args.paths) if _matches(r, args.where)]
-    if not runs:
+    found = find_runs(args.paths)
+    if not found:
         raise FileNotFoundError(f"no run folders (with .hydra/config.yaml) under {' '.join(args.paths)}")
+    runs = [r for r in found if _matches(r, args.where)]
+    if not runs:
+        raise NotInRunsError(f"none of the {len(found)} runs under {' '.join(args.paths)} matches --where "
+                             f"{' '.join(args.where)}")
+    if args.group_by:
+        check_keys(runs, args.group_by)
     specs = list(args.plugin) + ([] if args.no_paper_plugins else paper_plugins(runs))
     derived = apply_plugins(runs, specs)
     group_by = args.group_by if args.group_by is not None else default_group_by(runs)
     metrics = args.metric or list(dict.fromkeys(default_metrics(runs) + derived))
+    if args.metric:
+        check_metrics(runs, args.metric)
     rows = aggregate(runs, group_by, metrics)
     n_bad = sum(len(r.failed) + len(r.incomplete) for r in rows)
     n_ok = sum(r.n_finished for r in rows)
@@ -72,6 +81,29 @@ def make_table(args: argparse.Namespace, command: str) -> str:
     for png in _figures(args, runs, group_by, command):
         body += f"\n![{png.stem}]({os.path.relpath(png, target.parent if target else Path.cwd())})\n"
     return body
+
+
+class NotInRunsError(FileNotFoundError):
+    """A --metric, --group-by key or --where the runs do not have: a typo, or a block whose runs no longer log it
+    (--refresh keeps that block as it is, like one whose runs are gone)."""
+
+
+def _missing(names: Sequence[str], known: list[str], what: str) -> None:
+    missing = [m for m in names if m not in known]
+    if known and missing:
+        near = [n for m in missing for n in difflib.get_close_matches(m, known, n=1)]
+        hint = f"; did you mean {' or '.join(near)}?" if near else ""
+        raise NotInRunsError(f"no {what} {', '.join(missing)}{hint} (theirs: {', '.join(known)})")
+
+
+def check_metrics(runs, metrics: Sequence[str]) -> None:
+    known = sorted({k for r in runs if r.finished for k, v in r.metrics.items() if isinstance(v, int | float)})
+    _missing(metrics, known, "finished run has metric")
+
+
+def check_keys(runs, keys: Sequence[str]) -> None:
+    known = sorted({k for r in runs for source in (r.choices, r.config, r.metrics, r.overrides) for k in source})
+    _missing(keys, known, "run has a group or config key")
 
 
 def _figures(args: argparse.Namespace, runs, group_by, command: str) -> list[Path]:

@@ -65,6 +65,16 @@ def run_from(folder: Path, *args: str, data: Path) -> tuple[int, str]:
     return proc.returncode, proc.stderr
 
 
+def test_python_m_reprolab_paths_prints_the_folders_and_nothing_on_stderr(tmp_path):
+    env = {"PYTHONPATH": PYTHONPATH, "PATH": "/usr/bin:/bin", "REPROLAB_DATA": str(tmp_path)}
+    data = subprocess.run([str(BIN / "python"), "-m", "reprolab.paths"], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=120)
+    root = subprocess.run([str(BIN / "python"), "-m", "reprolab.paths", "root"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert (data.returncode, data.stdout, data.stderr) == (0, f"{tmp_path}\n", "")
+    assert (root.returncode, root.stdout, root.stderr) == (0, f"{REPO}\n", "")
+
+
 def test_missing_data_from_a_subfolder_names_the_resolved_path_and_make_target(tmp_path):
     code, err = run_from(REPO / "experiments" / "degbins", "experiment=cifar10/small_sgd_cpu", "print_config=false",
                          f"hydra.run.dir={tmp_path / 'run'}", data=tmp_path / "empty")

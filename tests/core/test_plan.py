@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -103,6 +104,17 @@ def test_help_lines_without_a_plan_say_how_to_make_one(tmp_path, capsys):
     assert "make plan" in capsys.readouterr().out
 
 
+def test_help_lines_colour_the_targets_only_on_a_terminal(tmp_path, capsys, monkeypatch):
+    job = {"preset": "a", "overrides": [], "runs": 2, "hours_H100": 1.5, "hours_H200": 1.0, "memory_gb": 3.0}
+    (tmp_path / "plan.json").write_text(json.dumps({"targets": {"reproduce-x": P.summarise([job])}}))
+    P.print_help_lines(tmp_path / "plan.json")
+    piped = capsys.readouterr().out
+    assert "\033" not in piped and "  reproduce-x " in piped and "2 runs, 3.0 h on one H100" in piped
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    P.print_help_lines(tmp_path / "plan.json")
+    assert "\033[36mreproduce-x" in capsys.readouterr().out
+
+
 def fake_plan(step_s: float, memory_gb: float) -> dict:
     job = {"preset": G.PRESET, "step_s_H100": step_s, "step_s_H200": step_s / 2, "memory_gb": memory_gb, "accumulate": 8}
     return {"targets": {"reproduce-deltamomentum-fineweb-67m": {"jobs": [job]}}}
@@ -121,7 +133,6 @@ def test_gpu_check_compares_measured_with_planned():
 
 
 def committed_plan() -> dict:
-    import json
 
     plan_file = Path(REPO_ROOT / "plan.json")
     if not plan_file.is_file():
@@ -155,7 +166,6 @@ def test_gpu_check_reads_the_committed_plan():
 def test_an_interrupted_plan_keeps_earlier_numbers_flagged_stale(tmp_path):
     """Numbers from another method stay, marked stale, until their job is measured again; a job measured
     the current way (here in a merged file) replaces them; a job in neither is listed as not measured."""
-    import json
 
     job = {"preset": "a", "overrides": [], "runs": 2, "hours_H100": 1.0, "hours_H200": 1.0, "memory_gb": 3.0}
     (tmp_path / "plan.json").write_text(json.dumps({"assumptions": {"method": "older"}, "targets": {

@@ -51,7 +51,7 @@ def evaluate_one(source: str | Path, runs_root: Path | None, write: bool, only: 
         claims_file = replace(claims_file, claims=tuple(c for c in claims_file.claims
                                                         if c.id in only or (c.is_meta and set(c.of) <= set(only))))
     entries = merge_with_recorded(claims_file, evaluate_claims(claims_file, runs_root))
-    body = render_markdown(claims_file, entries)
+    body = render_markdown(claims_file, entries, runs_root)
     if write:
         print(f"wrote {write_json(claims_file, entries)}", file=sys.stderr)
         results_md = claims_file.path.parent / "RESULTS.md"

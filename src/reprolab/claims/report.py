@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from reprolab.claims.evaluate import NOT_RUN, ClaimResult
+from reprolab.claims.evaluate import NOT_RUN, ClaimResult, evaluate_meta
 from reprolab.claims.spec import Claim, ClaimsFile
 
 TOOL = "reprolab-claims"
@@ -24,15 +25,27 @@ def results_json_path(claims_file: ClaimsFile) -> Path:
 
 def merge_with_recorded(claims_file: ClaimsFile, results: list[ClaimResult]) -> list[dict[str, Any]]:
     """Fresh entries, except that a claim evaluated as `not run` because its runs are absent keeps
-    its recorded entry (marked `kept`)."""
+    its recorded entry (marked `kept`), and a meta-claim over kept claims counts their recorded verdicts."""
     recorded = {e["id"]: e for e in read_recorded(results_json_path(claims_file))}
+    kept: dict[str, dict[str, Any]] = {}
+    counted: dict[str, ClaimResult] = {}  # each claim as a meta-claim counts it: the recorded verdict where kept
+    for result in results:
+        old = recorded.get(result.claim.id)
+        if result.verdict == NOT_RUN and result.reason.startswith("no runs at") and old and old["verdict"] != NOT_RUN:
+            kept[result.claim.id] = {**old, **_declared(result.claim), "kept": True}
+            result = replace(result, verdict=old["verdict"], commits=list(old.get("commits", [])))
+        counted[result.claim.id] = result
     entries = []
     for result in results:
-        entry = result.to_dict()
-        old = recorded.get(entry["id"])
-        if result.verdict == NOT_RUN and result.reason.startswith("no runs at") and old and old["verdict"] != NOT_RUN:
-            entry = {**old, **_declared(result.claim), "kept": True}
-        entries.append(entry)
+        claim = result.claim
+        if claim.id in kept:
+            entries.append(kept[claim.id])
+        elif claim.is_meta and any(part in kept for part in claim.of):
+            counted[claim.id] = evaluate_meta(claim, [counted[part] for part in claim.of if part in counted])
+            kept[claim.id] = {**counted[claim.id].to_dict(), "kept": True}  # a meta-claim over this one counts it so
+            entries.append(kept[claim.id])
+        else:
+            entries.append(result.to_dict())
     return entries
 
 
@@ -61,11 +74,13 @@ def write_json(claims_file: ClaimsFile, entries: list[dict[str, Any]]) -> Path:
     return path
 
 
-def render_markdown(claims_file: ClaimsFile, entries: list[dict[str, Any]]) -> str:
-    """One row per claim: the paper's number, ours with its 95 % interval and n, the verdict."""
+def render_markdown(claims_file: ClaimsFile, entries: list[dict[str, Any]], runs_root: Path | None = None) -> str:
+    """One row per claim: the paper's number, ours with its 95 % interval and n, the verdict; `runs_root`: the
+    runs were read there (`--runs-root`) instead of where the claims file's command puts them."""
     by_id = {c.id: c for c in claims_file.claims}
+    source = f"runs under `{runs_root}`" if runs_root else f"runs from `{claims_file.command}`"
     lines = [
-        f"Claims of `{claims_file.path.name}`, runs from `{claims_file.command}`; effects are paired by seed, "
+        f"Claims of `{claims_file.path.name}`, {source}; effects are paired by seed, "
         "95 % Student-t intervals over seeds (rules: `reprolab.claims.evaluate`).",
         "",
         "| claim | what is measured | paper | bar | ours (95 % CI) | n | verdict |",
@@ -100,13 +115,13 @@ def bar_text(claim: Claim) -> str:
 
 
 def ours_text(entry: dict[str, Any]) -> str:
+    recorded = " (recorded)" if entry.get("kept") else ""
     if entry.get("effect") is None and entry.get("mean") is not None and entry.get("ci") is None:
-        return f"{int(entry['mean'])} reproduce"
+        return f"{int(entry['mean'])} reproduce{recorded}"
     if entry.get("mean") is None:
         return "—"
     ci = entry.get("ci")
-    text = fmt(entry["mean"]) + (f" [{fmt(ci[0])}, {fmt(ci[1])}]" if ci else "")
-    return text + (" (recorded)" if entry.get("kept") else "")
+    return fmt(entry["mean"]) + (f" [{fmt(ci[0])}, {fmt(ci[1])}]" if ci else "") + recorded
 
 
 def verdict_text(entry: dict[str, Any]) -> str:

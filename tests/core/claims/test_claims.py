@@ -223,6 +223,24 @@ def test_cli_writes_json_and_results_block_and_keeps_recorded_results(tmp_path, 
     assert (path.parent / "RESULTS.md").read_text().count("<!-- reprolab-claims: toy -->") == 1
 
 
+def test_a_fresh_clone_keeps_the_meta_claims_counted_from_the_recorded_verdicts(tmp_path, sweep, capsys):
+    meta = {"id": "one_of_two", "claim": "any", "at_least": 1, "of": ["adamw_beats_sgd", "b"]}
+    meta_of_meta = {"id": "outer", "claim": "the meta", "at_least": 1, "of": ["one_of_two"]}
+    path = write_claims(tmp_path, [paired(), paired(id="b", direction="less"), meta, meta_of_meta])
+    assert claims_cli.main(["--file", str(path)]) == 0
+    measured = {e["id"]: e for e in json.loads((path.parent / "results" / "claims.json").read_text())["claims"]}
+    assert measured["one_of_two"]["verdict"] == "reproduces" and measured["outer"]["verdict"] == "reproduces"
+    # no runs on this machine: the parts are kept, and the meta-claims still count them instead of turning `not run`
+    assert claims_cli.main(["--file", str(path), "--runs-root", str(tmp_path / "elsewhere")]) == 0
+    again = {e["id"]: e for e in json.loads((path.parent / "results" / "claims.json").read_text())["claims"]}
+    assert {i: again[i]["verdict"] for i in again} == {i: measured[i]["verdict"] for i in measured}
+    assert again["one_of_two"]["kept"] and again["one_of_two"]["mean"] == 1.0 and again["outer"]["kept"]
+    assert again["one_of_two"]["reason"] == "adamw_beats_sgd: reproduces, b: does not reproduce"
+    assert again["one_of_two"]["commits"] == measured["one_of_two"]["commits"]
+    row = next(line for line in capsys.readouterr().out.splitlines()[::-1] if line.startswith("| `one_of_two`"))
+    assert "1 reproduce (recorded)" in row and "**reproduces**" in row
+
+
 def test_cli_bad_file_exits_2_with_one_line(tmp_path, capsys):
     bad = tmp_path / "claims.yaml"
     bad.write_text("paper: [unclosed\n")
@@ -247,5 +265,7 @@ def test_cli_one_claim_prints_only_it_and_writes_nothing(tmp_path, sweep, capsys
     out = capsys.readouterr().out
     assert "`adamw_beats_sgd`" in out and "`other`" not in out
     assert not (path.parent / "results").exists() and not (path.parent / "RESULTS.md").exists()
+    assert claims_cli.main(["--file", str(path), "--claim", "adamw_beats_sgd", "--runs-root", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.startswith(f"Claims of `claims.yaml`, runs under `{tmp_path}`; effects")
     assert claims_cli.main(["--file", str(path), "--claim", "nope"]) == 2
     assert "no claim nope" in capsys.readouterr().err

@@ -135,6 +135,19 @@ def test_bad_plugin_and_missing_folder_are_one_line_errors(sweep, tmp_path, caps
     assert "error: no run folders (with .hydra/config.yaml)" in capsys.readouterr().err
 
 
+def test_a_metric_or_key_the_runs_lack_is_one_line_naming_the_nearest(sweep, capsys):
+    assert table.main([str(sweep), "--metric", "test/acc", "test/accc", "--no-curves"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: no finished run has metric test/accc; did you mean test/acc? (theirs: seed, test/acc, "
+                   "val/acc)"]
+    assert table.main([str(sweep), "--group-by", "optimzer", "--no-curves"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: no run has a group or config key optimzer; did you mean "
+                                               "optimizer? (theirs: ")
+    assert table.main([str(sweep), "--where", "optimizer=nope", "--no-curves"]) == 2
+    assert capsys.readouterr().err == f"error: none of the 6 runs under {sweep} matches --where optimizer=nope\n"
+
+
 def test_results_md_block_is_written_refreshed_and_kept(sweep, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     results = tmp_path / "paper" / "RESULTS.md"

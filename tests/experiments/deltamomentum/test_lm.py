@@ -103,6 +103,17 @@ def test_text_file_reads_shakespeare_and_fineweb_sample(data_dir):
     assert len(fw.splits["train"]) * 64 > 350_000  # 411 K characters, UTF-8 bytes
     with pytest.raises(DatasetNotFoundError, match="data.path"):
         TextFileDataModule(str(data_dir), "nope.txt", vocab_size=257).setup()
+
+
+def test_an_empty_or_cut_text_file_names_the_file_and_the_fetch(tmp_path):
+    (tmp_path / "tinyshakespeare").mkdir()
+    (tmp_path / "tinyshakespeare" / "input.txt").write_text("First Citizen:\nBefore we proceed")  # cut short
+    with pytest.raises(CorruptDataError) as caught:
+        TextFileDataModule(str(tmp_path), "tinyshakespeare/input.txt", vocab_size=257, seq_len=64).setup()
+    # 32 bytes + the document's EOT = 33 tokens; val and test take int(0.05 · 33) = 1 each, train 31
+    assert str(caught.value) == (f"text '{tmp_path / 'tinyshakespeare' / 'input.txt'}' holds 33 tokens, too few for "
+                                 "its train/val/test splits (31 tokens cannot fill one window of seq_len=64); fetch it "
+                                 "again (`make data-tinyshakespeare`) or lower data.seq_len")
     with pytest.raises(ConfigError, match="unknown tokenizer"):
         load_tokenizer("sentencepiece")
 

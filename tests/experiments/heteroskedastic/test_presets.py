@@ -83,8 +83,12 @@ def _build_error(overrides, tmp_path) -> Exception:
 
 def test_errors_name_the_fix(tmp_path):
     posthoc = ["experiment=heteroskedastic/posthoc_cpu", *ONE_BATCH, f"mean_runs={tmp_path}"]
-    with pytest.raises(DatasetNotFoundError, match="run the mean stage first"):
+    with pytest.raises(DatasetNotFoundError) as missing:
         run(compose(posthoc, output_dir=tmp_path / "a"))
+    assert str(missing.value) == (f"no mean-network checkpoint at '{tmp_path / 'synthetic-0'}'; run the mean stage "
+                                  "first (make claim-heteroskedastic runs it into mean_runs; one run: reprolab-train "
+                                  "experiment=heteroskedastic/mean_cpu), or set task.mean_ckpt=<a finished mean run's "
+                                  "folder or .ckpt>")
     (tmp_path / "synthetic-0").mkdir()
     with pytest.raises(DatasetNotFoundError, match="has no metrics.json"):
         run(compose(posthoc, output_dir=tmp_path / "b"))

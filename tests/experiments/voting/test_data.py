@@ -75,3 +75,30 @@ def test_preflib_errors_name_the_fix(tmp_path):
     (tmp_path / "bad.soc").write_text("# NUMBER ALTERNATIVES: 3\n2: {1,2},3\n")
     with pytest.raises(CorruptDataError, match="bad.soc:2"):
         parse_preflib(tmp_path / "bad.soc")
+
+
+def test_preflib_download_without_network_is_one_line(tmp_path, monkeypatch, capsys):
+    from urllib.error import URLError
+
+    from experiments.voting import preflib
+
+    def offline(url, root, filename):
+        raise URLError("[Errno -2] Name or service not known")
+
+    monkeypatch.setattr(preflib, "download_url", offline)
+    with pytest.raises(SystemExit) as stop:
+        preflib.main(["--out", str(tmp_path / "preflib"), "--url", "https://www.preflib.org/x.soc"])
+    assert stop.value.code == 2 and capsys.readouterr().err == (
+        f"error: the PrefLib download into {tmp_path / 'preflib'} failed (<urlopen error [Errno -2] Name or service not "
+        "known>); without network, copy the .soc/.soi files from a machine that has them and set data.preflib_dir\n")
+
+
+def test_preflib_download_of_a_page_that_is_not_an_election_is_one_line(tmp_path, monkeypatch, capsys):
+    from experiments.voting import preflib
+
+    monkeypatch.setattr(preflib, "download_url", lambda url, root, filename: (tmp_path / filename).write_text("<html>"))
+    with pytest.raises(SystemExit) as stop:
+        preflib.main(["--out", str(tmp_path), "--url", "https://www.preflib.org/x.soc"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2
+    assert err.startswith(f"error: {tmp_path / 'x.soc'}") and err.count("\n") == 1

@@ -1,0 +1,43 @@
+"""What to do about an override Hydra could not apply: the nearest existing key for a typo (`trainer.max_step=5`
+→ `trainer.max_steps`), `~<group>` where a config group was set to null (`scheduler=null`), and one of `-m`,
+`--cfg`, `--info` where several were given."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+
+from omegaconf import DictConfig
+
+from reprolab.config import CONF_DIR
+
+_NULL_GROUP = "Config group override must be a string or a list"
+_ONE_MODE = "Only one of --run, --multirun, --cfg, --info and --shell_completion can be specified"
+
+
+def override_error_line(err: BaseException, args: Sequence[str] = ()) -> str | None:
+    """The one line for `err` (the exception Hydra raised while composing `args`), or None when `err` is not
+    one of the override mistakes above."""
+    if isinstance(err, ValueError) and _NULL_GROUP in str(err):
+        groups = [a.split("=")[0] for a in args if a.endswith("=null") and (CONF_DIR / a.split("=")[0]).is_dir()]
+        shown = ", ".join(f"~{g}" for g in groups) or "~<group>"
+        return (f"{', '.join(f'{g}=null' for g in groups) or 'group=null'}: a config group is dropped with "
+                f"`~<group>`, not set to null; write {shown}")
+    if isinstance(err, ValueError) and _ONE_MODE in str(err):
+        return ("-m (--multirun), --cfg and --info cannot be combined; give one of them (a sweep's config: drop -m and "
+                "run --cfg job with one value per key)")
+    return _unknown_key_line(err.__cause__)
+
+
+def _unknown_key_line(cause: BaseException | None) -> str | None:
+    node, key, full_key = (getattr(cause, name, None) for name in ("parent_node", "key", "full_key"))
+    if not isinstance(node, DictConfig) or not isinstance(key, str) or not full_key:
+        return None
+    siblings = [k for k in node.keys() if isinstance(k, str) and k != "hydra"]
+    parent = str(full_key).rpartition(".")[0]
+    prefix = f"{parent}." if parent else ""
+    text = f"'{full_key}' is not a key of {f'{parent!r}' if parent else 'the config'}"
+    close = difflib.get_close_matches(key, siblings, n=2, cutoff=0.75)
+    if close:
+        return f"{text}; did you mean {' or '.join(prefix + c for c in close)}? (+{full_key}=… would add a new key)"
+    return f"{text} (its keys: {', '.join(siblings)}); +{full_key}=… would add a new key"
