@@ -41,13 +41,13 @@ demo: ## A real small claim end to end, offline, no dataset needed (~30 s of one
 	$(CLAIMS) deltamomentum --claim regression_delta_sgd_fewer_steps --runs-root logs/demo
 	@echo "runs: logs/demo/regression_sgd/*; table: logs/demo/table.md; the claim is regression_delta_sgd_fewer_steps of experiments/deltamomentum/claims.yaml"
 
-demo-cifar10: ## Small CIFAR-10 run end to end on CPU on the data folder's 3k-image subset (~3 min; `make data-cifar10-jpeg-subset` fetches it)
-	$(TRAIN) experiment=cifar10/small_sgd_cpu trainer.max_epochs=3 hydra.run.dir=logs/demo/cifar10
+demo-cifar10: ## Small CIFAR-10 run end to end on CPU on the data folder's 3k-image subset (~1 min; `make data-cifar10-jpeg-subset` fetches it; a rerun skips the finished run)
+	$(TRAIN) -m experiment=cifar10/small_sgd_cpu trainer.max_epochs=3 hydra.sweep.dir=logs/demo/cifar10
 	$(VENV)/bin/reprolab-table logs/demo/cifar10 --out logs/demo/cifar10/table.md --figures logs/demo/cifar10/figures
-	@echo "results: logs/demo/cifar10/metrics.json and table.md; plots: logs/demo/cifar10/figures/*.png"
+	@echo "results: logs/demo/cifar10/0/metrics.json and table.md; plots: logs/demo/cifar10/figures/*.png"
 
 data-cifar10: ## Download CIFAR-10 into $(DATA)/cifar10 (170 MB)
-	$(PY) -c "from torchvision.datasets import CIFAR10; [CIFAR10('$(DATA)/cifar10', train=t, download=True) for t in (True, False)]"
+	$(PY) -m reprolab.data.torchvision_download CIFAR10 $(DATA)/cifar10
 
 bench-trainer: ## Lightning vs plain-PyTorch loop overhead ratio (~2 min CPU)
 	$(PY) scripts/bench/trainer_overhead.py

@@ -26,10 +26,12 @@ def override_error_line(err: BaseException, args: Sequence[str] = ()) -> str | N
     if isinstance(err, ValueError) and _ONE_MODE in str(err):
         return ("-m (--multirun), --cfg and --info cannot be combined; give one of them (a sweep's config: drop -m and "
                 "run --cfg job with one value per key)")
-    return _unknown_key_line(err.__cause__)
+    sweep = any(a in ("-m", "--multirun") for a in args)
+    return _unknown_key_line(err.__cause__, "++" if sweep else "+")
 
 
-def _unknown_key_line(cause: BaseException | None) -> str | None:
+def _unknown_key_line(cause: BaseException | None, add: str = "+") -> str | None:
+    """`add`: `++` in a `-m` sweep, where a key only some swept presets have must be set in every job (README)."""
     node, key, full_key = (getattr(cause, name, None) for name in ("parent_node", "key", "full_key"))
     if not isinstance(node, DictConfig) or not isinstance(key, str) or not full_key:
         return None
@@ -39,5 +41,5 @@ def _unknown_key_line(cause: BaseException | None) -> str | None:
     text = f"'{full_key}' is not a key of {f'{parent!r}' if parent else 'the config'}"
     close = difflib.get_close_matches(key, siblings, n=2, cutoff=0.75)
     if close:
-        return f"{text}; did you mean {' or '.join(prefix + c for c in close)}? (+{full_key}=… would add a new key)"
-    return f"{text} (its keys: {', '.join(siblings)}); +{full_key}=… would add a new key"
+        return f"{text}; did you mean {' or '.join(prefix + c for c in close)}? ({add}{full_key}=… would add a new key)"
+    return f"{text} (its keys: {', '.join(siblings)}); {add}{full_key}=… would add a new key"

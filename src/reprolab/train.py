@@ -36,7 +36,9 @@ from reprolab.errors import (
     from_os_error,
     one_line,
 )
+from reprolab.interrupt import exit_interrupted, was_interrupted, watch_sigint
 from reprolab.loggers import finish_loggers
+from reprolab.override_hints import override_error_line
 from reprolab.provenance import git_commit
 from reprolab.rich_tree import print_config_tree
 from reprolab.run_builder import build_run, build_task  # noqa: F401 - build_task: importable from here as before
@@ -246,6 +248,7 @@ def main() -> None:
 
 def main_one() -> None:
     compose_once()
+    watch_sigint()
     ours = os.environ.get(_OURS) == "1"  # a DDP rank started by a run that set HYDRA_FULL_ERROR itself
     if os.environ.get("HYDRA_FULL_ERROR") == "1" and not ours:
         hydra_main()
@@ -256,10 +259,19 @@ def main_one() -> None:
         hydra_main()
     except (HydraException, OmegaConfBaseException) as err:
         text = " ".join(str(err).split("Config search path")[0].split())  # Hydra's advice (the options of a group, `+key=`) is on later lines
-        print(f"error: {text}{preset_options(text)}; see `reprolab-train --help` or the group's options under conf/",
-              file=sys.stderr)
+        hint = override_error_line(err, sys.argv[1:])  # a typo's nearest key instead of Hydra's `+key=` advice
+        print(f"error: {hint or text + preset_options(text)}; see `reprolab-train --help` or the group's options under "
+              "conf/", file=sys.stderr)
         sys.exit(2)
+    except (KeyboardInterrupt, SystemExit) as stop:
+        if was_interrupted(stop):
+            exit_interrupted()
+        raise
     except Exception as caught:  # noqa: BLE001 — before the job: the run folder's lock or creation; else a bug
+        hint = override_error_line(caught, sys.argv[1:])  # `group=null`, `-m` with `--cfg`: Hydra's ValueErrors
+        if hint:
+            print(f"error: {hint}", file=sys.stderr)
+            sys.exit(2)
         err = from_os_error(caught)
         print(f"error: {one_line(err) if isinstance(err, ReprolabError) else unexpected_line(err)}", file=sys.stderr)
         sys.exit(err.exit_code if isinstance(err, ReprolabError) else 1)

@@ -83,13 +83,13 @@ CASES = [
     # keys and options that do not exist, interpolations that do not resolve
     ("reprolab-train", [*TINY, "+optimizer.lrr=0.1"], 2, "takes no argument 'lrr' (it takes: amsgrad, betas"),
     ("reprolab-train", [*TINY, "+model.widthh=3"], 2, "takes no argument 'widthh' (it takes: hidden"),
-    ("reprolab-train", [*TINY, "optimizer.lrr=0.1"], 2, "Could not override 'optimizer.lrr'"),
+    ("reprolab-train", [*TINY, "optimizer.lrr=0.1"], 2, "'optimizer.lrr' is not a key of 'optimizer'; did you mean optimizer.lr?"),
     ("reprolab-train", [*TINY, "model=no_such_model"], 2, "Could not find 'model/no_such_model'"),
     ("reprolab-train", ["experiment=heteroskedastic/no_such_preset"], 2, "no_such_preset"),
     ("reprolab-train", [*TINY, "model._target_=nowhere.Model"], 2, "'nowhere.Model' cannot be imported"),
     ("reprolab-train", [*TINY, "optimizer.lr=${nope}"], 2, "Interpolation key 'nope' not found"),
     ("reprolab-train", ["experiment=cifar10/small_sgd_cpu", "data=mtl_enb"], 2, "Interpolation key 'data.num_classes'"),
-    ("reprolab-train", [*TINY, "trainer.no_such_flag=1"], 2, "Could not override 'trainer.no_such_flag'"),
+    ("reprolab-train", [*TINY, "trainer.no_such_flag=1"], 2, "'trainer.no_such_flag' is not a key of 'trainer'"),
     # checkpoints to resume from
     ("reprolab-train", [*TINY, "ckpt_path={root}/missing.ckpt"], 2, "does not exist"),
     ("reprolab-train", [*TINY, "ckpt_path={truncated}"], 2, "is not a readable checkpoint"),

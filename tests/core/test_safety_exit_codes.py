@@ -14,7 +14,7 @@ def one_error_line(result):
     return lines[0]
 
 
-@pytest.mark.parametrize(("override", "says"), [("optimizer.lrr=0.1", "Could not override 'optimizer.lrr'"),
+@pytest.mark.parametrize(("override", "says"), [("optimizer.lrr=0.1", "'optimizer.lrr' is not a key of 'optimizer'; did you mean optimizer.lr?"),
                                                 ("model=no_such_model", "Could not find 'model/no_such_model'"),
                                                 ("optimizer.lr=${nope}", "Interpolation key 'nope' not found")])
 def test_config_errors_exit_2_before_the_tree_is_printed(tmp_path, override, says):
