@@ -13,11 +13,18 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import os
 
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc malloc.h
 MMAP_BYTES, TRIM_BYTES = 32 << 20, 256 << 20
 USER_SETTINGS = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "GLIBC_TUNABLES")
+
+
+@functools.cache
+def _libc_name() -> str:
+    """Looked up once a process: `find_library` runs `ldconfig -p` in a subprocess, which every job of a sweep paid."""
+    return ctypes.util.find_library("c") or "libc.so.6"
 
 
 def keep_freed_memory() -> bool:
@@ -26,7 +33,7 @@ def keep_freed_memory() -> bool:
     if any(name in os.environ for name in USER_SETTINGS):
         return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc = ctypes.CDLL(_libc_name())
         mallopt = libc.mallopt
     except (OSError, AttributeError):  # not glibc (macOS, musl without mallopt)
         return False

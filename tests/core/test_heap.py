@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import ctypes.util
 import sys
 
 import pytest
@@ -53,3 +54,12 @@ def test_glibc_accepts_the_thresholds(monkeypatch):
     for name in heap.USER_SETTINGS:
         monkeypatch.delenv(name, raising=False)
     assert heap.keep_freed_memory() is True
+
+
+def test_the_c_library_is_looked_up_once_a_process(libc, monkeypatch):
+    lookups = []
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: lookups.append(name) or "libc.so.6")
+    heap._libc_name.cache_clear()
+    for _ in range(3):
+        apply_device_settings(OmegaConf.create({"accelerator": "cpu"}))
+    assert lookups == ["c"] and len(libc.calls) == 6
