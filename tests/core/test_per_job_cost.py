@@ -30,6 +30,16 @@ class CountingTensors(TensorDataset):
         return super().__getitem__(index)
 
 
+class RecordingTensors(TensorDataset):
+    def __init__(self, *tensors):
+        super().__init__(*tensors)
+        self.indices = []
+
+    def __getitem__(self, index):
+        self.indices.append(index)
+        return super().__getitem__(index)
+
+
 def _batches(loader: DataLoader, seed: int) -> tuple[list[list[torch.Tensor]], torch.Tensor]:
     """Two epochs' batches, and torch's global RNG state after them."""
     torch.manual_seed(seed)
@@ -46,6 +56,19 @@ def test_tensor_loader_yields_the_default_loaders_batches_one_fetch_each(batch_s
     for ours, theirs in zip(got, expected, strict=True):
         assert all(torch.equal(a, b) for a, b in zip(ours, theirs, strict=True))
     assert torch.equal(rng_got, rng_expected)  # the global RNG advanced alike: later draws do not move
+
+
+def test_tensor_loader_fetches_with_one_index_tensor_and_reads_a_subset_as_the_default_loader_does():
+    data = RecordingTensors(torch.randn(20, 3), torch.arange(20.0))
+    subset = Subset(Subset(data, list(range(19, -1, -1))), [0, 3, 5, 6, 7, 9, 11, 12, 15, 16, 18])
+    expected, rng_expected = _batches(DataLoader(subset, batch_size=3, shuffle=True), 5)
+    data.indices.clear()
+    got, rng_got = _batches(tensor_loader(subset, 3, shuffle=True), 5)
+    assert len(data.indices) == len(got)  # one gather a batch, with a tensor: no Python int per row
+    assert all(isinstance(index, torch.Tensor) and index.dtype == torch.long for index in data.indices)
+    for ours, theirs in zip(got, expected, strict=True):
+        assert all(torch.equal(a, b) for a, b in zip(ours, theirs, strict=True))
+    assert torch.equal(rng_got, rng_expected)
 
 
 def test_tensor_loader_over_a_repeated_subset_gives_the_full_batch_each_step():
