@@ -9,6 +9,10 @@ step. `install` replaces the three dispatchers (trainer/call.py) by the same log
 and the debug line, which does not dispatch a hook whose method has an empty body (no instruction but
 `return None`), and caches the signature check per function. What runs, in what order, with which arguments
 and `_current_fx_name`, is unchanged; with a profiler or debug logging on, Lightning's own dispatch runs.
+The three batch-transfer hooks (`on_before_batch_transfer`, `transfer_batch_to_device`,
+`on_after_batch_transfer`) are dispatched at every batch after Lightning asks, per hook, whether the module or
+the datamodule overrides it (~10 `is_overridden` calls a batch); when neither does (nor sets it on the instance),
+their default bodies run directly: the batch as it is, `move_data_to_device(batch, device)`.
 The copied dispatchers are Lightning 2.6's: under another Lightning version, or with `REPROLAB_FAST_HOOKS=0`,
 `install` leaves Lightning's own in place.
 """
@@ -21,11 +25,13 @@ import logging
 import os
 
 import lightning
+from lightning.pytorch import LightningModule
 from lightning.pytorch.callbacks import Checkpoint, EarlyStopping
+from lightning.pytorch.core.hooks import DataHooks
 from lightning.pytorch.loops import evaluation_loop, prediction_loop, training_epoch_loop
 from lightning.pytorch.profilers import PassThroughProfiler
 from lightning.pytorch.trainer import call
-from lightning.pytorch.utilities import signature_utils
+from lightning.pytorch.utilities import move_data_to_device, signature_utils
 
 _EMPTY_OPS = {"RESUME", "NOP", "RETURN_VALUE"}  # plus LOAD_CONST / RETURN_CONST of None
 
@@ -125,6 +131,31 @@ def _call_callback_hooks(trainer, hook_name, *args, monitoring_callbacks=None, *
     return None
 
 
+def _default_data_hook(obj, hook_name: str) -> bool:
+    """`obj` (a module, a datamodule or None) runs Lightning's own `DataHooks.<hook_name>`: neither its class nor
+    the instance replaces it."""
+    if obj is None:
+        return True
+    return hook_name not in getattr(obj, "__dict__", ()) and getattr(type(obj), hook_name, None) is getattr(
+        DataHooks, hook_name)
+
+
+_DEFAULT_DATA_HOOKS = {"on_before_batch_transfer": lambda batch, *_: batch,
+                       "on_after_batch_transfer": lambda batch, *_: batch,
+                       "transfer_batch_to_device": lambda batch, device, *_: move_data_to_device(batch, device)}
+
+
+def _call_batch_hook(self, hook_name, *args):
+    """Lightning's `LightningModule._call_batch_hook` (core/module.py), running a data hook that neither the
+    module nor the datamodule overrides without its dispatch."""
+    trainer = self._trainer
+    selector = trainer._data_connector._datahook_selector if trainer is not None else None
+    if (selector is not None and hook_name in _DEFAULT_DATA_HOOKS and _plain(trainer)
+            and all(_default_data_hook(obj, hook_name) for obj in (self, selector.model, selector.datamodule))):
+        return _DEFAULT_DATA_HOOKS[hook_name](*args)
+    return _lightning["_call_batch_hook"](self, hook_name, *args)
+
+
 _call_callback_hooks.reprolab_fast = True
 _lightning: dict = {}  # Lightning's own functions, as they were before `install`
 
@@ -162,7 +193,9 @@ def install() -> None:
     _lightning.update(_call_callback_hooks=call._call_callback_hooks,
                       _call_lightning_module_hook=call._call_lightning_module_hook,
                       _call_strategy_hook=call._call_strategy_hook,
-                      is_param_in_hook_signature=signature_utils.is_param_in_hook_signature)
+                      is_param_in_hook_signature=signature_utils.is_param_in_hook_signature,
+                      _call_batch_hook=LightningModule._call_batch_hook)
+    LightningModule._call_batch_hook = _call_batch_hook
     call._call_lightning_module_hook = _call_lightning_module_hook
     call._call_strategy_hook = _call_strategy_hook
     call._call_callback_hooks = _call_callback_hooks

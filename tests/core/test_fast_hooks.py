@@ -72,6 +72,7 @@ def _lightnings_dispatch(monkeypatch) -> None:
     originals = fast_hooks._lightning
     for name in ("_call_callback_hooks", "_call_lightning_module_hook", "_call_strategy_hook"):
         monkeypatch.setattr(call, name, originals[name])
+    monkeypatch.setattr(L.LightningModule, "_call_batch_hook", originals["_call_batch_hook"])
 
 
 def test_a_fit_makes_the_same_calls_and_numbers_with_the_fast_dispatch(tmp_path, monkeypatch):
@@ -99,6 +100,46 @@ def test_empty_base_hooks_are_skipped_and_overridden_ones_are_not(tmp_path, monk
     instance = Silent()
     instance.on_train_batch_start = lambda *a: None  # an instance attribute: never skipped
     assert not fast_hooks.hook_does_nothing(instance, "on_train_batch_start")
+
+
+class Doubling(L.LightningDataModule):
+    """Overrides one batch hook; the module overrides another: both must still run at every batch."""
+
+    def __init__(self):
+        super().__init__()
+        self.data = TensorDataset(torch.randn(24, 3), torch.randn(24))
+
+    def train_dataloader(self):
+        return DataLoader(self.data, batch_size=8)
+
+    def on_before_batch_transfer(self, batch, dataloader_idx):
+        return [batch[0] * 2, batch[1]]
+
+
+def test_batch_hooks_run_without_dispatch_unless_the_module_or_datamodule_overrides_one(tmp_path, monkeypatch):
+    from lightning.pytorch.trainer.connectors.data_connector import _DataHookSelector
+
+    fast_hooks.install()
+    lookups = []
+    original = _DataHookSelector.get_instance
+    monkeypatch.setattr(_DataHookSelector, "get_instance", lambda self, name: lookups.append(name) or original(self, name))
+    _fit(tmp_path / "plain")
+    assert lookups == []  # Tiny and its DataLoaders override no batch hook: nothing to look up at any batch
+
+    seen = []
+
+    class Sees(Tiny):
+        def on_after_batch_transfer(self, batch, dataloader_idx):
+            seen.append(float(batch[0].abs().sum()))
+            return batch
+
+    datamodule = Doubling()
+    trainer = L.Trainer(max_epochs=1, logger=False, enable_checkpointing=False, enable_progress_bar=False,
+                        enable_model_summary=False, default_root_dir=tmp_path)
+    trainer.fit(Sees([]), datamodule=datamodule)
+    doubled = [float(2 * x.abs().sum()) for x, _ in datamodule.train_dataloader()]
+    assert seen == pytest.approx(doubled)  # the datamodule's hook ran before the module's, at every batch
+    assert set(lookups) == {"on_before_batch_transfer", "on_after_batch_transfer"}  # the overridden ones only
 
 
 def _empty(a, b):
