@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import pytest
 import torch
 from omegaconf import OmegaConf
@@ -204,3 +205,20 @@ def test_a_jobs_config_is_resolved_once_for_its_checks_and_its_sweep_hash(tmp_pa
     assert resolving.count(True) == 1  # was 3: the interpolation check, the value check, the sweep's config hash
     monkeypatch.undo()
     assert config_hash(cfg, resolved) == config_hash(cfg)  # the same hash: a rerun sweep still skips finished jobs
+
+
+def test_a_numeric_csv_is_parsed_once_while_unchanged_and_each_caller_gets_its_own_copy(tmp_path, monkeypatch):
+    from reprolab.data import tables
+
+    path = tmp_path / "t.csv"
+    path.write_text("a,b\n1,2\n3,4\n")
+    opened = []
+    monkeypatch.setattr(tables, "open", lambda *a, **k: opened.append(a[0]) or open(*a, **k), raising=False)
+    first = tables.read_numeric_csv(path, ["b"], hint="-")
+    first[0, 0] = 99.0  # a caller's own copy: the next read does not see it
+    np.testing.assert_array_equal(tables.read_numeric_csv(path, ["b"], hint="-"), [[2.0], [4.0]])
+    assert len(opened) == 1
+    tables.read_numeric_csv(path, ["a"], hint="-")  # other columns: another read
+    path.write_text("a,b\n1,2\n3,4\n5,6\n")  # the file changed: read again
+    np.testing.assert_array_equal(tables.read_numeric_csv(path, ["b"], hint="-"), [[2.0], [4.0], [6.0]])
+    assert len(opened) == 3
