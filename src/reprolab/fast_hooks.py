@@ -2,8 +2,9 @@
 
 At every training step Lightning calls ~15 hooks (`on_train_batch_start`, `on_before_optimizer_step`, ... on
 every callback, the LightningModule and the strategy), each through a dispatcher that formats a debug line,
-sets and restores `pl_module._current_fx_name` (an `nn.Module.__setattr__`) and opens a profiler context:
-~5-10 µs a call on CPU, most of them reaching an empty base-class method; and it re-reads the
+sets and restores `pl_module._current_fx_name` (through `nn.Module.__setattr__`; here a plain attribute set
+when the module has no `__setattr__` of its own) and opens a profiler context: ~5-10 µs a call on CPU, most
+of them reaching an empty base-class method; and it re-reads the
 `training_step` signature (`inspect.getfullargspec`) at every step. On a small model that is a tenth of the
 step. `install` replaces the three dispatchers (trainer/call.py) by the same logic less the profiler context
 and the debug line, which does not dispatch a hook whose method has an empty body (no instruction but
@@ -25,6 +26,7 @@ import logging
 import os
 
 import lightning
+import torch
 from lightning.pytorch import LightningModule
 from lightning.pytorch.callbacks import Checkpoint, EarlyStopping
 from lightning.pytorch.core.hooks import DataHooks
@@ -70,6 +72,15 @@ def _plain(trainer) -> bool:
     return type(trainer.profiler) is PassThroughProfiler and not call.log.isEnabledFor(logging.DEBUG)
 
 
+def _set_fx_name(module, name) -> None:
+    """`module._current_fx_name = name`, without `nn.Module.__setattr__`'s parameter / buffer / submodule checks
+    (a string is none of them; ~2 µs, twice a dispatch) unless the module's class brings its own `__setattr__`."""
+    if type(module).__setattr__ is torch.nn.Module.__setattr__:
+        object.__setattr__(module, "_current_fx_name", name)
+    else:
+        module._current_fx_name = name
+
+
 def _call_lightning_module_hook(trainer, hook_name, *args, pl_module=None, **kwargs):
     """Lightning's `_call_lightning_module_hook` (trainer/call.py), not dispatching an empty hook."""
     module = pl_module or trainer.lightning_module
@@ -81,9 +92,9 @@ def _call_lightning_module_hook(trainer, hook_name, *args, pl_module=None, **kwa
     if not callable(fn):
         return None
     prev_fx_name = module._current_fx_name
-    module._current_fx_name = hook_name
+    _set_fx_name(module, hook_name)
     output = fn(*args, **kwargs)
-    module._current_fx_name = prev_fx_name
+    _set_fx_name(module, prev_fx_name)
     return output
 
 
@@ -96,12 +107,12 @@ def _call_strategy_hook(trainer, hook_name, *args, **kwargs):
     if hook_does_nothing(strategy, hook_name):
         return None
     prev_fx_name = pl_module._current_fx_name
-    pl_module._current_fx_name = hook_name
+    _set_fx_name(pl_module, hook_name)
     fn = getattr(strategy, hook_name)
     if not callable(fn):
         return None  # as Lightning: `_current_fx_name` stays the hook's
     output = fn(*args, **kwargs)
-    pl_module._current_fx_name = prev_fx_name
+    _set_fx_name(pl_module, prev_fx_name)
     return output
 
 
@@ -121,13 +132,13 @@ def _call_callback_hooks(trainer, hook_name, *args, monitoring_callbacks=None, *
     pl_module = trainer.lightning_module
     if pl_module:
         prev_fx_name = pl_module._current_fx_name
-        pl_module._current_fx_name = hook_name
+        _set_fx_name(pl_module, hook_name)
     for callback in callbacks:
         fn = getattr(callback, hook_name)
         if callable(fn):
             fn(trainer, trainer.lightning_module, *args, **kwargs)
     if pl_module:
-        pl_module._current_fx_name = prev_fx_name
+        _set_fx_name(pl_module, prev_fx_name)
     return None
 
 

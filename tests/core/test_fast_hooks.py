@@ -3,6 +3,8 @@ the same order, sees the same `_current_fx_name`, logs the same values and ends 
 
 from __future__ import annotations
 
+import sys
+
 import lightning as L
 import pytest
 import torch
@@ -140,6 +142,30 @@ def test_batch_hooks_run_without_dispatch_unless_the_module_or_datamodule_overri
     doubled = [float(2 * x.abs().sum()) for x, _ in datamodule.train_dataloader()]
     assert seen == pytest.approx(doubled)  # the datamodule's hook ran before the module's, at every batch
     assert set(lookups) == {"on_before_batch_transfer", "on_after_batch_transfer"}  # the overridden ones only
+
+
+def test_the_fx_name_is_set_without_module_setattr_unless_the_module_brings_its_own(tmp_path, monkeypatch):
+    fast_hooks.install()
+    names = []
+    original = torch.nn.Module.__setattr__
+    monkeypatch.setattr(torch.nn.Module, "__setattr__",
+                        lambda self, name, value: names.append(name) or original(self, name, value))
+    events = _fit(tmp_path / "plain")[0]
+    fast = names.count("_current_fx_name")
+    names.clear()
+    with monkeypatch.context() as patch:
+        _lightnings_dispatch(patch)
+        assert _fit(tmp_path / "lightning")[0] == events
+    assert fast < 10 < names.count("_current_fx_name")  # Lightning's own sets remain (module init); no dispatch's
+
+    class Watching(Tiny):
+        def __setattr__(self, name, value):
+            names.append(("own", name))
+            super().__setattr__(name, value)
+
+    monkeypatch.setattr(sys.modules[__name__], "Tiny", Watching)
+    events = _fit(tmp_path / "own")[0]
+    assert ("own", "_current_fx_name") in names and ("cb.on_train_batch_end", "on_train_batch_end", 0) in events
 
 
 def _empty(a, b):
