@@ -75,6 +75,8 @@ def _lightnings_dispatch(monkeypatch) -> None:
     for name in ("_call_callback_hooks", "_call_lightning_module_hook", "_call_strategy_hook"):
         monkeypatch.setattr(call, name, originals[name])
     monkeypatch.setattr(L.LightningModule, "_call_batch_hook", originals["_call_batch_hook"])
+    for name in fast_hooks.STAGE_FLAGS:
+        monkeypatch.setattr(L.Trainer, name, originals[name])
 
 
 def test_a_fit_makes_the_same_calls_and_numbers_with_the_fast_dispatch(tmp_path, monkeypatch):
@@ -166,6 +168,33 @@ def test_the_fx_name_is_set_without_module_setattr_unless_the_module_brings_its_
     monkeypatch.setattr(sys.modules[__name__], "Tiny", Watching)
     events = _fit(tmp_path / "own")[0]
     assert ("own", "_current_fx_name") in names and ("cb.on_train_batch_end", "on_train_batch_end", 0) in events
+
+
+def test_stage_flags_answer_as_lightnings_without_its_string_comparison(tmp_path, monkeypatch):
+    from lightning.pytorch.trainer.states import RunningStage
+    from lightning_utilities.core.enums import StrEnum
+
+    fast_hooks.install()
+    trainer = L.Trainer(logger=False, enable_checkpointing=False, enable_progress_bar=False,
+                        enable_model_summary=False, default_root_dir=tmp_path)
+    compared = []
+    original = StrEnum.__eq__
+    monkeypatch.setattr(StrEnum, "__eq__", lambda self, other: compared.append(other) or original(self, other))
+    for stage in [None, *RunningStage, "train", "TEST", "other"]:
+        trainer.state.stage = stage
+        for name in fast_hooks.STAGE_FLAGS:
+            assert getattr(trainer, name) == fast_hooks._lightning[name].fget(trainer), (stage, name)
+    n_lightning = len(compared)
+    compared.clear()
+    for stage in [None, *RunningStage]:
+        trainer.state.stage = stage
+        flags = [getattr(trainer, name) for name in fast_hooks.STAGE_FLAGS]
+        assert sum(flags) == (stage is not None)
+    assert compared == [] and n_lightning > 0
+    trainer.training = True  # the setters are Lightning's
+    assert trainer.state.stage is RunningStage.TRAINING and trainer.training
+    trainer.training = False
+    assert trainer.state.stage is None
 
 
 def _empty(a, b):
