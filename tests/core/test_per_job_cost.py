@@ -222,3 +222,14 @@ def test_a_numeric_csv_is_parsed_once_while_unchanged_and_each_caller_gets_its_o
     path.write_text("a,b\n1,2\n3,4\n5,6\n")  # the file changed: read again
     np.testing.assert_array_equal(tables.read_numeric_csv(path, ["b"], hint="-"), [[2.0], [4.0], [6.0]])
     assert len(opened) == 3
+
+
+@pytest.mark.parametrize("values", [[0.5], [1.0, float("nan")], [float("inf")], [2.0, -float("inf"), 1.0], [3.0, 4.0]])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("size", [1, 100])  # below and above SMALL: Python floats, then torch's own check
+def test_the_finite_loss_check_answers_as_torch_for_any_loss(values, dtype, size):
+    from reprolab.callbacks.finite_loss import all_finite
+
+    loss = torch.tensor(values * size, dtype=dtype, requires_grad=True) * 1  # a loss with a graph behind it
+    for shaped in (loss, loss[0], loss.reshape(len(values), size)):
+        assert all_finite(shaped) is bool(torch.isfinite(shaped).all())
