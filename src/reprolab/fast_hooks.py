@@ -4,8 +4,8 @@ At every training step Lightning calls ~15 hooks (`on_train_batch_start`, `on_be
 every callback, the LightningModule and the strategy), each through a dispatcher that formats a debug line,
 sets and restores `pl_module._current_fx_name` (through `nn.Module.__setattr__`; here a plain attribute set
 when the module has no `__setattr__` of its own) and opens a profiler context: ~5-10 µs a call on CPU, most
-of them reaching an empty base-class method; and it re-reads the
-`training_step` signature (`inspect.getfullargspec`) at every step. On a small model that is a tenth of the
+of them reaching an empty base-class method; and it re-reads the `training_step` signature
+(`inspect.getfullargspec`) at every step and every `self.log` call. On a small model that is a tenth of the
 step. `install` replaces the three dispatchers (trainer/call.py) by the same logic less the profiler context
 and the debug line, which does not dispatch a hook whose method has an empty body (no instruction but
 `return None`), and caches the signature check per function. What runs, in what order, with which arguments
@@ -32,6 +32,7 @@ import lightning
 import torch
 from lightning.pytorch import LightningModule
 from lightning.pytorch.callbacks import Checkpoint, EarlyStopping
+from lightning.pytorch.core import module as lightning_module_file
 from lightning.pytorch.core.hooks import DataHooks
 from lightning.pytorch.loops import evaluation_loop, prediction_loop, training_epoch_loop
 from lightning.pytorch.profilers import PassThroughProfiler
@@ -233,5 +234,5 @@ def install() -> None:
     call._call_strategy_hook = _call_strategy_hook
     call._call_callback_hooks = _call_callback_hooks
     cached = _cached_signature_check(signature_utils.is_param_in_hook_signature)
-    for module in (training_epoch_loop, evaluation_loop, prediction_loop):
+    for module in (training_epoch_loop, evaluation_loop, prediction_loop, lightning_module_file):
         module.is_param_in_hook_signature = cached

@@ -224,6 +224,7 @@ def test_signature_check_is_cached_per_function_and_answers_as_lightning():
     from lightning.pytorch.loops import training_epoch_loop
 
     cached = training_epoch_loop.is_param_in_hook_signature
+    assert fast_hooks.lightning_module_file.is_param_in_hook_signature is cached  # `self.log` asks it at every call
     original = fast_hooks._lightning["is_param_in_hook_signature"]
     assert original is signature_utils.is_param_in_hook_signature and cached is not original
     module = Tiny([])
