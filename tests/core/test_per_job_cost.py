@@ -72,6 +72,16 @@ def test_tensor_loader_fetches_with_one_index_tensor_and_reads_a_subset_as_the_d
     assert torch.equal(rng_got, rng_expected)
 
 
+def test_tensor_loader_refuses_what_the_default_loader_refuses():
+    empty = TensorDataset(torch.zeros(0, 2))
+    for kwargs in ({"batch_size": 0}, {"batch_size": 2, "shuffle": True}):
+        with pytest.raises(ValueError):
+            DataLoader(empty if kwargs.get("shuffle") else TensorDataset(torch.zeros(3, 2)), **kwargs)
+        with pytest.raises(ValueError):
+            tensor_loader(empty if kwargs.get("shuffle") else TensorDataset(torch.zeros(3, 2)), **kwargs)
+    assert list(tensor_loader(empty, 2)) == list(DataLoader(empty, batch_size=2)) == []
+
+
 def test_tensor_loader_over_a_repeated_subset_gives_the_full_batch_each_step():
     data = TensorDataset(torch.randn(6, 2), torch.randn(6))
     repeated = Subset(data, list(range(6)) * 3)

@@ -23,6 +23,8 @@ class IndexBatches(Sampler):
     def __init__(self, n: int, batch_size: int, shuffle: bool, drop_last: bool, rows: torch.Tensor | None = None):
         if batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size}")
+        if shuffle and n < 1:  # as RandomSampler refuses an empty dataset
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={n}")
         self.n, self.batch_size, self.shuffle, self.drop_last, self.rows = n, batch_size, shuffle, drop_last, rows
 
     def __len__(self) -> int:
