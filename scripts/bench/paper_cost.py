@@ -1,13 +1,16 @@
 """The CPU cost of a slice of `make claim-<paper>` on the trainer path against the plain loop it replaced.
 
     python scripts/bench/paper_cost.py --paper apt|degradequery|deepfakegenome [--rounds 2]
-                                       [--arms plain,before,after] [--before 69fe7e2]
+                                       [--arms plain,before,after] [--before 69fe7e2] [--chain-before]
 
 Each slice runs three ways, each arm as child processes, interleaved round by round:
 
 - plain:  the removed plain PyTorch loop, from a temporary git worktree of the last commit that had it;
 - before: `reprolab-train -m` from a temporary worktree of `--before` (the core before this cost pass);
 - after:  `reprolab-train -m` from this checkout, the sweeps chained in one process (`--next`).
+
+`--chain-before` chains the before arm's sweeps too (a `--before` revision that has `--next`): the two trainer
+arms then differ only in the core's code.
 
 Both trainer arms run the claim's presets with the same jobs, seeds, steps / epochs and evaluation as the
 plain loop; where the claim protocol differs from the plain loop's, an override matches them and the
@@ -121,13 +124,13 @@ def tree_env(tree: Path) -> dict:
             "PYTHONPATH": f"{tree / 'src'}{os.pathsep}{tree}"}
 
 
-def arm_commands(arm: str, sl: Slice, fmt: dict) -> list[list[str]]:
-    """plain: one process; before: one `reprolab-train -m` per sweep; after: the sweeps chained in one
-    process (`--next`, reprolab/sweep_chain.py), as the claim targets now run them."""
+def arm_commands(arm: str, sl: Slice, fmt: dict, chain_before: bool = False) -> list[list[str]]:
+    """plain: one process; before: one `reprolab-train -m` per sweep (chained with `chain_before`); after: the
+    sweeps chained in one process (`--next`, reprolab/sweep_chain.py), as the claim targets now run them."""
     if arm == "plain":
         return [[sys.executable, "-c", sl.plain.format(**fmt)]]
     sweeps = [["-m", *(o.format(**fmt) for o in sweep)] for sweep in sl.sweeps]
-    if arm == "after":
+    if arm == "after" or (arm == "before" and chain_before):
         sweeps = [[arg for sweep in sweeps for arg in ["--next", *sweep]][1:]]
     return [[sys.executable, "-m", "reprolab.train", *sweep] for sweep in sweeps]
 
@@ -161,6 +164,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--arms", default="plain,before,after")
     parser.add_argument("--before", default=BEFORE, help="git revision of the 'before' trainer arm")
+    parser.add_argument("--chain-before", action="store_true", help="chain the before arm's sweeps as the after arm's")
     parser.add_argument("--data-dir", default=str(data_root()))
     args = parser.parse_args()
     sl, arms = SLICES[args.paper], args.arms.split(",")
@@ -173,7 +177,7 @@ def main() -> None:
         for r in range(args.rounds):
             for arm in arms:
                 total = 0.0
-                for cmd in arm_commands(arm, sl, {**fmt, "root": f"{tmp}/runs/{arm}-{r}"}):
+                for cmd in arm_commands(arm, sl, {**fmt, "root": f"{tmp}/runs/{arm}-{r}"}, args.chain_before):
                     total += child_cpu(cmd, trees[arm], tree_env(trees[arm]))[0]
                 cpu[arm].append(total)
                 print(f"round {r}: {arm:6s} {total:7.1f} s CPU (load {load_average()})", flush=True)

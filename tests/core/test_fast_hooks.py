@@ -3,6 +3,8 @@ the same order, sees the same `_current_fx_name`, logs the same values and ends 
 
 from __future__ import annotations
 
+import sys
+
 import lightning as L
 import pytest
 import torch
@@ -72,6 +74,9 @@ def _lightnings_dispatch(monkeypatch) -> None:
     originals = fast_hooks._lightning
     for name in ("_call_callback_hooks", "_call_lightning_module_hook", "_call_strategy_hook"):
         monkeypatch.setattr(call, name, originals[name])
+    monkeypatch.setattr(L.LightningModule, "_call_batch_hook", originals["_call_batch_hook"])
+    for name in fast_hooks.STAGE_FLAGS:
+        monkeypatch.setattr(L.Trainer, name, originals[name])
 
 
 def test_a_fit_makes_the_same_calls_and_numbers_with_the_fast_dispatch(tmp_path, monkeypatch):
@@ -101,6 +106,97 @@ def test_empty_base_hooks_are_skipped_and_overridden_ones_are_not(tmp_path, monk
     assert not fast_hooks.hook_does_nothing(instance, "on_train_batch_start")
 
 
+class Doubling(L.LightningDataModule):
+    """Overrides one batch hook; the module overrides another: both must still run at every batch."""
+
+    def __init__(self):
+        super().__init__()
+        self.data = TensorDataset(torch.randn(24, 3), torch.randn(24))
+
+    def train_dataloader(self):
+        return DataLoader(self.data, batch_size=8)
+
+    def on_before_batch_transfer(self, batch, dataloader_idx):
+        return [batch[0] * 2, batch[1]]
+
+
+def test_batch_hooks_run_without_dispatch_unless_the_module_or_datamodule_overrides_one(tmp_path, monkeypatch):
+    from lightning.pytorch.trainer.connectors.data_connector import _DataHookSelector
+
+    fast_hooks.install()
+    lookups = []
+    original = _DataHookSelector.get_instance
+    monkeypatch.setattr(_DataHookSelector, "get_instance", lambda self, name: lookups.append(name) or original(self, name))
+    _fit(tmp_path / "plain")
+    assert lookups == []  # Tiny and its DataLoaders override no batch hook: nothing to look up at any batch
+
+    seen = []
+
+    class Sees(Tiny):
+        def on_after_batch_transfer(self, batch, dataloader_idx):
+            seen.append(float(batch[0].abs().sum()))
+            return batch
+
+    datamodule = Doubling()
+    trainer = L.Trainer(max_epochs=1, logger=False, enable_checkpointing=False, enable_progress_bar=False,
+                        enable_model_summary=False, default_root_dir=tmp_path)
+    trainer.fit(Sees([]), datamodule=datamodule)
+    doubled = [float(2 * x.abs().sum()) for x, _ in datamodule.train_dataloader()]
+    assert seen == pytest.approx(doubled)  # the datamodule's hook ran before the module's, at every batch
+    assert set(lookups) == {"on_before_batch_transfer", "on_after_batch_transfer"}  # the overridden ones only
+
+
+def test_the_fx_name_is_set_without_module_setattr_unless_the_module_brings_its_own(tmp_path, monkeypatch):
+    fast_hooks.install()
+    names = []
+    original = torch.nn.Module.__setattr__
+    monkeypatch.setattr(torch.nn.Module, "__setattr__",
+                        lambda self, name, value: names.append(name) or original(self, name, value))
+    events = _fit(tmp_path / "plain")[0]
+    fast = names.count("_current_fx_name")
+    names.clear()
+    with monkeypatch.context() as patch:
+        _lightnings_dispatch(patch)
+        assert _fit(tmp_path / "lightning")[0] == events
+    assert fast < 10 < names.count("_current_fx_name")  # Lightning's own sets remain (module init); no dispatch's
+
+    class Watching(Tiny):
+        def __setattr__(self, name, value):
+            names.append(("own", name))
+            super().__setattr__(name, value)
+
+    monkeypatch.setattr(sys.modules[__name__], "Tiny", Watching)
+    events = _fit(tmp_path / "own")[0]
+    assert ("own", "_current_fx_name") in names and ("cb.on_train_batch_end", "on_train_batch_end", 0) in events
+
+
+def test_stage_flags_answer_as_lightnings_without_its_string_comparison(tmp_path, monkeypatch):
+    from lightning.pytorch.trainer.states import RunningStage
+    from lightning_utilities.core.enums import StrEnum
+
+    fast_hooks.install()
+    trainer = L.Trainer(logger=False, enable_checkpointing=False, enable_progress_bar=False,
+                        enable_model_summary=False, default_root_dir=tmp_path)
+    compared = []
+    original = StrEnum.__eq__
+    monkeypatch.setattr(StrEnum, "__eq__", lambda self, other: compared.append(other) or original(self, other))
+    for stage in [None, *RunningStage, "train", "TEST", "other"]:
+        trainer.state.stage = stage
+        for name in fast_hooks.STAGE_FLAGS:
+            assert getattr(trainer, name) == fast_hooks._lightning[name].fget(trainer), (stage, name)
+    n_lightning = len(compared)
+    compared.clear()
+    for stage in [None, *RunningStage]:
+        trainer.state.stage = stage
+        flags = [getattr(trainer, name) for name in fast_hooks.STAGE_FLAGS]
+        assert sum(flags) == (stage is not None)
+    assert compared == [] and n_lightning > 0
+    trainer.training = True  # the setters are Lightning's
+    assert trainer.state.stage is RunningStage.TRAINING and trainer.training
+    trainer.training = False
+    assert trainer.state.stage is None
+
+
 def _empty(a, b):
     """Only a docstring."""
 
@@ -128,6 +224,7 @@ def test_signature_check_is_cached_per_function_and_answers_as_lightning():
     from lightning.pytorch.loops import training_epoch_loop
 
     cached = training_epoch_loop.is_param_in_hook_signature
+    assert fast_hooks.lightning_module_file.is_param_in_hook_signature is cached  # `self.log` asks it at every call
     original = fast_hooks._lightning["is_param_in_hook_signature"]
     assert original is signature_utils.is_param_in_hook_signature and cached is not original
     module = Tiny([])

@@ -26,6 +26,7 @@ def test_before_runs_one_process_per_sweep_and_after_chains_them(paper):
     assert len(before) == len(sl.sweeps) >= 2
     assert after[3:] == [arg for cmd in before for arg in ["--next", *cmd[3:]]][1:]
     assert "{" not in " ".join(after).replace("${", "")  # every placeholder filled
+    assert paper_cost.arm_commands("before", sl, FMT, chain_before=True) == [after]  # same commands, another tree
 
 
 def test_deepfakegenome_trainer_arm_neither_validates_nor_checkpoints_like_the_plain_loop():

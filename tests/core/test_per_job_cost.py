@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import pytest
 import torch
 from omegaconf import OmegaConf
@@ -30,6 +31,16 @@ class CountingTensors(TensorDataset):
         return super().__getitem__(index)
 
 
+class RecordingTensors(TensorDataset):
+    def __init__(self, *tensors):
+        super().__init__(*tensors)
+        self.indices = []
+
+    def __getitem__(self, index):
+        self.indices.append(index)
+        return super().__getitem__(index)
+
+
 def _batches(loader: DataLoader, seed: int) -> tuple[list[list[torch.Tensor]], torch.Tensor]:
     """Two epochs' batches, and torch's global RNG state after them."""
     torch.manual_seed(seed)
@@ -46,6 +57,29 @@ def test_tensor_loader_yields_the_default_loaders_batches_one_fetch_each(batch_s
     for ours, theirs in zip(got, expected, strict=True):
         assert all(torch.equal(a, b) for a, b in zip(ours, theirs, strict=True))
     assert torch.equal(rng_got, rng_expected)  # the global RNG advanced alike: later draws do not move
+
+
+def test_tensor_loader_fetches_with_one_index_tensor_and_reads_a_subset_as_the_default_loader_does():
+    data = RecordingTensors(torch.randn(20, 3), torch.arange(20.0))
+    subset = Subset(Subset(data, list(range(19, -1, -1))), [0, 3, 5, 6, 7, 9, 11, 12, 15, 16, 18])
+    expected, rng_expected = _batches(DataLoader(subset, batch_size=3, shuffle=True), 5)
+    data.indices.clear()
+    got, rng_got = _batches(tensor_loader(subset, 3, shuffle=True), 5)
+    assert len(data.indices) == len(got)  # one gather a batch, with a tensor: no Python int per row
+    assert all(isinstance(index, torch.Tensor) and index.dtype == torch.long for index in data.indices)
+    for ours, theirs in zip(got, expected, strict=True):
+        assert all(torch.equal(a, b) for a, b in zip(ours, theirs, strict=True))
+    assert torch.equal(rng_got, rng_expected)
+
+
+def test_tensor_loader_refuses_what_the_default_loader_refuses():
+    empty = TensorDataset(torch.zeros(0, 2))
+    for kwargs in ({"batch_size": 0}, {"batch_size": 2, "shuffle": True}):
+        with pytest.raises(ValueError):
+            DataLoader(empty if kwargs.get("shuffle") else TensorDataset(torch.zeros(3, 2)), **kwargs)
+        with pytest.raises(ValueError):
+            tensor_loader(empty if kwargs.get("shuffle") else TensorDataset(torch.zeros(3, 2)), **kwargs)
+    assert list(tensor_loader(empty, 2)) == list(DataLoader(empty, batch_size=2)) == []
 
 
 def test_tensor_loader_over_a_repeated_subset_gives_the_full_batch_each_step():
@@ -181,3 +215,31 @@ def test_a_jobs_config_is_resolved_once_for_its_checks_and_its_sweep_hash(tmp_pa
     assert resolving.count(True) == 1  # was 3: the interpolation check, the value check, the sweep's config hash
     monkeypatch.undo()
     assert config_hash(cfg, resolved) == config_hash(cfg)  # the same hash: a rerun sweep still skips finished jobs
+
+
+def test_a_numeric_csv_is_parsed_once_while_unchanged_and_each_caller_gets_its_own_copy(tmp_path, monkeypatch):
+    from reprolab.data import tables
+
+    path = tmp_path / "t.csv"
+    path.write_text("a,b\n1,2\n3,4\n")
+    opened = []
+    monkeypatch.setattr(tables, "open", lambda *a, **k: opened.append(a[0]) or open(*a, **k), raising=False)
+    first = tables.read_numeric_csv(path, ["b"], hint="-")
+    first[0, 0] = 99.0  # a caller's own copy: the next read does not see it
+    np.testing.assert_array_equal(tables.read_numeric_csv(path, ["b"], hint="-"), [[2.0], [4.0]])
+    assert len(opened) == 1
+    tables.read_numeric_csv(path, ["a"], hint="-")  # other columns: another read
+    path.write_text("a,b\n1,2\n3,4\n5,6\n")  # the file changed: read again
+    np.testing.assert_array_equal(tables.read_numeric_csv(path, ["b"], hint="-"), [[2.0], [4.0], [6.0]])
+    assert len(opened) == 3
+
+
+@pytest.mark.parametrize("values", [[0.5], [1.0, float("nan")], [float("inf")], [2.0, -float("inf"), 1.0], [3.0, 4.0]])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("size", [1, 100])  # below and above SMALL: Python floats, then torch's own check
+def test_the_finite_loss_check_answers_as_torch_for_any_loss(values, dtype, size):
+    from reprolab.callbacks.finite_loss import all_finite
+
+    loss = torch.tensor(values * size, dtype=dtype, requires_grad=True) * 1  # a loss with a graph behind it
+    for shaped in (loss, loss[0], loss.reshape(len(values), size)):
+        assert all_finite(shaped) is bool(torch.isfinite(shaped).all())
