@@ -10,6 +10,9 @@ the previous residual estimate r_{t-1} and half-range s_{t-1} (r_0 = 0, s_0 = R)
   p     = softmax(l);  r_t = sum_k p_k c_k                               (AdaBins hybrid regression)
   s_t   = clamp(gamma * sqrt(sum_k p_k (c_k - r_t)^2), s_min, s_{t-1})   (IEBins elastic range)
           gamma = 0.5 is IEBins' (`update_sample`: the next full range is one std), s_t <= s_{t-1} is ours
+Position input (`position_input`): r_{t-1} / s_{t-1} (`r_over_s`, the default) grows as the range narrows (~11 at
+x16, ~90 at x8 near s_min) into U's weights shared by all stages; `r_over_R` feeds r_{t-1} / R, the regression head's
+normalisation, bounded: |r_{t-1}| <= s_0 + ... + s_{t-2} and s_t <= gamma s_{t-1} (above s_min), so |r / R| < 1 / (1 - gamma).
 The predicted depth of stage t is D_up + r_t. b_w, b_l (2N numbers) are learned prior logits: the
 initial partition and bin prior shared by all pixels.
 
@@ -25,6 +28,8 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from experiments.degbins.backbone import conv3x3
+
+POSITION_INPUTS = ("r_over_s", "r_over_R")
 
 
 class _StagedHead(nn.Module):
@@ -50,9 +55,13 @@ class BinsHead(_StagedHead):
     """Multi-stage adaptive depth bins; returns per-stage residuals and the last stage's bins."""
 
     def __init__(self, channels: int, num_bins: int = 16, stages: int = 3, residual_range: float = 0.1,
-                 range_scale: float = 0.5, min_range: float = 1e-3, detach_range: bool = True):
+                 range_scale: float = 0.5, min_range: float = 1e-3, detach_range: bool = True,
+                 position_input: str = "r_over_s"):
         super().__init__(channels, num_bins, stages, residual_range)
+        if position_input not in POSITION_INPUTS:
+            raise ValueError(f"unknown position_input '{position_input}'; choose one of {', '.join(POSITION_INPUTS)}")
         self.range_scale, self.min_range, self.detach_range = range_scale, min_range, detach_range
+        self.position_input = position_input
         self.prior = nn.Parameter(torch.zeros(2 * num_bins))  # (b_w, b_l)
 
     def forward(self, code: Tensor) -> dict:
@@ -61,7 +70,8 @@ class BinsHead(_StagedHead):
         half = code.new_full((b, 1, h, w), self.residual_range)
         hidden, residuals, ranges = code, [], []
         for _ in range(self.stages):
-            hidden, logits = self.step(hidden, code, residual / half)
+            position = residual / half if self.position_input == "r_over_s" else residual / self.residual_range
+            hidden, logits = self.step(hidden, code, position)
             logits = logits + self.prior.view(1, -1, 1, 1)
             widths = logits[:, : self.num_bins].softmax(1)
             probs = logits[:, self.num_bins:].softmax(1)

@@ -59,7 +59,8 @@ class DegBinsNet(nn.Module):
     def __init__(self, head: str = "bins", channels: int = 32, dilations: Sequence[int] = (1, 2, 4, 1),
                  num_bins: int = 16, stages: int = 3, residual_range: float = 0.1, range_scale: float = 0.5,
                  min_range: float = 1e-3, detach_range: bool = True, unshuffle: int = 1,
-                 degradation_condition: str = "none", estimate_degradation: bool = False):
+                 degradation_condition: str = "none", estimate_degradation: bool = False,
+                 position_input: str = "r_over_s"):
         super().__init__()
         if head not in HEADS:
             raise ValueError(f"unknown head '{head}'; choose one of {', '.join(HEADS)}")
@@ -70,7 +71,8 @@ class DegBinsNet(nn.Module):
         self.head_kind = head
         self.backbone = GuidedBackbone(channels, tuple(dilations), unshuffle)
         if head == "bins":
-            self.head = BinsHead(channels, num_bins, stages, residual_range, range_scale, min_range, detach_range)
+            self.head = BinsHead(channels, num_bins, stages, residual_range, range_scale, min_range, detach_range,
+                                 position_input)
         else:
             self.head = RegressionHead(channels, num_bins, stages, residual_range)
 

@@ -1,7 +1,7 @@
 # DegBins (guided depth SR with degradation-driven bins): data, paper-scale runs, CPU claim check.
 .PHONY: data-nyuv2-dsr reproduce-degbins-nyuv2-x4 reproduce-degbins-nyuv2-x8 reproduce-degbins-nyuv2-x16 \
         reproduce-degbins-nyuv2 claim-degbins claim-degbins-long degbins-degradation \
-        degbins-degradation-clean degbins-noise-batch
+        degbins-degradation-clean degbins-noise-batch degbins-position-x16
 
 DEGBINS_SEEDS ?= 0
 DEGBINS_HEADS ?= degbins,degbins_regression
@@ -89,3 +89,17 @@ degbins-noise-batch: ## noisy x8 (LR noise 0.02 in training and test), 800 steps
 	  --metric test/rmse_lu test/rmse_middlebury_heldout test/gain_lu test/gain_middlebury_heldout --results experiments/degbins/RESULTS.md
 	$(TABLE) $(DEGBINS_NOISE_RUNS) --group-by data.batch_size model.head seed --no-curves --digits 3 --name noise_batch_per_seed \
 	  --metric test/gain_lu test/gain_middlebury_heldout test/bin_range_lu test/bin_entropy_lu --results experiments/degbins/RESULTS.md
+
+# The bins head's position input r/R against the default r/s at x16 (RESULTS.md, "Pre-registered before running: position
+# input r/R at x16"): the bins-3 arm of claim_bins_x16 with model.position_input=r_over_R, paired by seed with the stored
+# claim_bins_x16 runs; the same arm re-run with the default r/s checks that the stored runs still reproduce on this code.
+DEGBINS_POSITION_X16 = $(DEGBINS_CLAIM) experiment=degbins/claim_cpu data.scale=16 model.head=bins model.stages=3 seed=0,1,2
+DEGBINS_POSITION_RUNS = logs/claims/degbins/claim_bins_x16 logs/claims/degbins/position_r_over_R
+
+degbins-position-x16: ## x16 bins-3 with the bounded position input r/R (claim_bins_x16 settings, 3 seeds) and a re-run of the default r/s; per seed and paired against the stored r/s runs -> RESULTS.md block + printed paired intervals (~2 CPU-min on 1 thread)
+	-$(DEGBINS_POSITION_X16) model.position_input=r_over_R hydra.sweep.dir=logs/claims/degbins/position_r_over_R/r_over_R
+	-$(DEGBINS_POSITION_X16) model.position_input=r_over_s hydra.sweep.dir=logs/claims/degbins/position_r_over_R/r_over_s_control
+	$(TABLE) $(DEGBINS_POSITION_RUNS) --where model.stages=3 --group-by model.position_input seed --no-curves --digits 4 \
+	  --name position_x16_per_seed --metric test/rmse_lu test/rmse_middlebury_heldout test/gain_lu test/gain_middlebury_heldout \
+	  test/bin_range_lu test/bin_entropy_lu --results experiments/degbins/RESULTS.md
+	$(CLAIMS) --file experiments/degbins/position_x16.yaml --no-write

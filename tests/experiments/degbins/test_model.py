@@ -159,3 +159,57 @@ def test_no_zero_gradient_fixed_point_at_the_zero_start_even_with_noisy_lr_maps(
     opt.step()
     second = grads()
     assert [n for n, g in second.items() if g.abs().max() == 0] == []
+
+
+def _position_inputs(head: BinsHead, code: torch.Tensor) -> tuple[dict, list[torch.Tensor]]:
+    """The head's output and the position input U received at each stage."""
+    seen, step = [], head.step
+    head.step = lambda hidden, z, position: (seen.append(position), step(hidden, z, position))[1]
+    return head(code), seen
+
+
+def _randomised_head(**kwargs) -> tuple[BinsHead, torch.Tensor]:
+    torch.manual_seed(0)
+    head = BinsHead(channels=4, num_bins=4, stages=3, residual_range=0.1, **kwargs)
+    with torch.no_grad():
+        for p in head.parameters():
+            p.normal_(0, 0.5)
+    return head, torch.randn(1, 4, 2, 3)
+
+
+# Stage residuals of `_randomised_head()` computed with main's heads.py at b5061f5 (position r/s, no option yet).
+MAIN_RESIDUALS = [
+    ["0x1.1925260000000p-8", "-0x1.0713960000000p-6", "-0x1.a77ef40000000p-6", "0x1.c345060000000p-6", "-0x1.87939e0000000p-4", "0x1.abb21e0000000p-7"],
+    ["0x1.6b68da0000000p-7", "-0x1.020f780000000p-5", "-0x1.5fbe6a0000000p-5", "0x1.5600740000000p-5", "-0x1.a501160000000p-4", "-0x1.f4cc900000000p-7"],
+    ["0x1.80d0740000000p-7", "-0x1.b69b520000000p-5", "-0x1.6c0ccc0000000p-5", "0x1.4e049c0000000p-5", "-0x1.a919a80000000p-4", "-0x1.0ac8960000000p-6"],
+]
+
+
+def test_position_input_default_is_r_over_s_as_before_and_r_over_R_stays_bounded():
+    head, code = _randomised_head()
+    assert head.position_input == "r_over_s"
+    out, seen = _position_inputs(head, code)
+    # default: exactly r_{t-1} / s_{t-1}, and the same residuals as main's code
+    assert torch.equal(seen[0], torch.zeros_like(seen[0]))
+    for t in (1, 2):
+        assert torch.equal(seen[t], out["residuals"][t - 1] / out["ranges"][t])
+    reference = torch.tensor([[float.fromhex(v) for v in stage] for stage in MAIN_RESIDUALS])
+    torch.testing.assert_close(torch.stack([r.flatten() for r in out["residuals"]]), reference, rtol=0, atol=1e-7)
+    # this head's range narrows to the floor s_min = 1e-3 at stage 3, where r/s reaches ~100 (r/R ~1 below)
+    assert float(out["ranges"][2].min()) == pytest.approx(1e-3) and float(seen[2].abs().max()) > 50
+
+    bounded, code = _randomised_head(position_input="r_over_R")
+    out_R, seen_R = _position_inputs(bounded, code)
+    assert torch.equal(seen_R[0], torch.zeros_like(seen_R[0]))
+    for t in (1, 2):
+        assert torch.equal(seen_R[t], out_R["residuals"][t - 1] / 0.1)
+    # |r_1| <= R and |r_2| <= R + s_1 <= (1 + gamma) R
+    assert float(seen_R[1].abs().max()) <= 1 and float(seen_R[2].abs().max()) <= 1.5
+    assert torch.equal(out_R["residuals"][0], out["residuals"][0])  # stage 1 sees r_0 = 0 either way
+    assert not torch.equal(out_R["residuals"][2], out["residuals"][2])
+
+
+def test_position_input_reaches_the_head_from_the_config_and_rejects_unknown_values():
+    assert DegBinsNet(position_input="r_over_R", **TINY).head.position_input == "r_over_R"
+    with pytest.raises(ValueError, match="unknown position_input 'r_over_std'; choose one of r_over_s, r_over_R"):
+        BinsHead(channels=4, position_input="r_over_std")
