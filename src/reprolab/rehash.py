@@ -1,10 +1,12 @@
 """Rewrite each run folder's `config_hash` from the config it ran, the way this reprolab hashes, so that a rerun
 sweep skips it: after an upgrade that changed `sweep.config_hash`, or for runs copied in from another checkout.
 
-    python -m reprolab.rehash logs/claims/degradequery [more folders]
+    python -m reprolab.rehash logs/claims/degradequery [more folders] [--assume model.new_key=old_behaviour ...]
 
 The config it ran is the one Hydra saved in the run's `.hydra/config.yaml` when the job started; its `${hydra:…}`
-values are read from the `.hydra/hydra.yaml` beside it. Folders set aside (`replaced-*`) are left alone.
+values are read from the `.hydra/hydra.yaml` beside it. Folders set aside (`replaced-*`) are left alone. A key added
+to the config tree since, whose default reproduces what the runs did, is given with `--assume key=value`: it is set
+where the saved config lacks it (never changed where present), so the runs skip under the new tree.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import argparse
 import re
 import sys
 from pathlib import Path
+
+import yaml
 
 from omegaconf import DictConfig, OmegaConf
 
@@ -23,14 +27,22 @@ from reprolab.sweep import HASH_FILE, config_hash
 _HYDRA_VALUE = re.compile(r"\$\{hydra:([^}]+)\}")
 
 
-def stored_config(run_dir: Path) -> DictConfig | None:
-    """The run's saved config with its `${hydra:…}` values filled in from its saved Hydra node; None if absent."""
+def stored_config(run_dir: Path, assume: dict | None = None) -> DictConfig | None:
+    """The run's saved config with its `${hydra:…}` values filled in from its saved Hydra node, and each `assume`
+    key it lacks set to its value; None if absent."""
     config, hydra = run_dir / ".hydra" / "config.yaml", run_dir / ".hydra" / "hydra.yaml"
     if not (config.is_file() and hydra.is_file()):
         return None
     node = OmegaConf.load(hydra).hydra
     text = _HYDRA_VALUE.sub(lambda m: str(OmegaConf.select(node, m.group(1), default=m.group(0))), config.read_text())
-    return OmegaConf.create(text)
+    cfg = OmegaConf.create(text)
+    for key, value in (assume or {}).items():
+        if OmegaConf.select(cfg, key, default=_ABSENT) is _ABSENT:
+            OmegaConf.update(cfg, key, value, force_add=True)
+    return cfg
+
+
+_ABSENT = object()
 
 
 def _masked(tree) -> bool:
@@ -41,10 +53,10 @@ def _masked(tree) -> bool:
     return isinstance(tree, str) and "***" in tree
 
 
-def rehash(run_dir: Path) -> str:
+def rehash(run_dir: Path, assume: dict | None = None) -> str:
     """'rewritten', 'unchanged', 'no saved config' or 'masked' (a value was saved as `***`, so the config it ran
     cannot be hashed again: its hash is left as it is) for one run folder holding a `config_hash`."""
-    cfg = stored_config(run_dir)
+    cfg = stored_config(run_dir, assume)
     if cfg is None:
         return "no saved config"
     if _masked(OmegaConf.to_container(cfg, resolve=False)):
@@ -59,7 +71,13 @@ def rehash(run_dir: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m reprolab.rehash", description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", type=Path, help="run or sweep folders, searched recursively")
+    parser.add_argument("--assume", action="append", default=[], metavar="KEY=VALUE",
+                        help="a key added to the tree since, with the value that reproduces these runs (repeatable)")
     args = parser.parse_args(argv)
+    if any("=" not in a for a in args.assume):
+        print("error: --assume takes KEY=VALUE, e.g. --assume model.position_input=r_over_s", file=sys.stderr)
+        return 2
+    assume = {k: yaml.safe_load(v) for k, v in (a.split("=", 1) for a in args.assume)}
     missing = [str(f) for f in args.folders if not f.is_dir()]
     if missing:
         print(f"error: not a folder: {', '.join(missing)}", file=sys.stderr)
@@ -68,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     for folder in args.folders:
         for hash_file in sorted(folder.rglob(HASH_FILE)):
             if not any(part.startswith("replaced-") for part in hash_file.relative_to(folder).parts):
-                outcome = rehash(hash_file.parent)
+                outcome = rehash(hash_file.parent, assume)
                 counts[outcome] = counts.get(outcome, 0) + 1
     print(", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "no run folders with a config_hash")
     return 0

@@ -55,3 +55,15 @@ def test_a_masked_or_missing_saved_config_is_left_alone_and_replaced_folders_are
 def test_rehash_of_a_missing_folder_says_so(tmp_path, capsys):
     assert main([str(tmp_path / "nope")]) == 2
     assert "not a folder" in capsys.readouterr().err
+
+
+def test_a_key_added_since_is_assumed_only_where_the_saved_config_lacks_it(tmp_path, capsys):
+    run, other = run_folder(tmp_path), run_folder(tmp_path, "1", SAVED.replace("seed: 0", "seed: 0\nmodel: {head: x}"))
+    here = job_at("/new/place")
+    here.model = {"head": "bins"}
+    assert main([str(run), "--assume", "model.head=bins"]) == 0
+    assert decide_job(here, run) == ("skipped", run / "metrics.json")  # the old run gets the key's old behaviour
+    main([str(other), "--assume", "model.head=bins"])
+    assert decide_job(here, other) == ("started", None)  # a saved value is never replaced
+    assert main([str(run), "--assume", "model.head"]) == 2
+    assert "--assume takes KEY=VALUE" in capsys.readouterr().err
