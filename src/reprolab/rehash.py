@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 import yaml
-
 from omegaconf import DictConfig, OmegaConf
 
 import reprolab.config  # noqa: F401  (registers the config tree's resolvers)
