@@ -24,6 +24,7 @@ import reprolab.paths  # noqa: F401
 from reprolab.sweep import HASH_FILE, config_hash
 
 _HYDRA_VALUE = re.compile(r"\$\{hydra:([^}]+)\}")
+_ABSENT = object()
 
 
 def stored_config(run_dir: Path, assume: dict | None = None) -> DictConfig | None:
@@ -39,9 +40,6 @@ def stored_config(run_dir: Path, assume: dict | None = None) -> DictConfig | Non
         if OmegaConf.select(cfg, key, default=_ABSENT) is _ABSENT:
             OmegaConf.update(cfg, key, value, force_add=True)
     return cfg
-
-
-_ABSENT = object()
 
 
 def _masked(tree) -> bool:
