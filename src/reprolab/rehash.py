@@ -33,8 +33,13 @@ def stored_config(run_dir: Path, assume: dict | None = None) -> DictConfig | Non
     config, hydra = run_dir / ".hydra" / "config.yaml", run_dir / ".hydra" / "hydra.yaml"
     if not (config.is_file() and hydra.is_file()):
         return None
-    node = OmegaConf.load(hydra).hydra
-    text = _HYDRA_VALUE.sub(lambda m: str(OmegaConf.select(node, m.group(1), default=m.group(0))), config.read_text())
+    return saved_config(config.read_text(), hydra.read_text(), assume)
+
+
+def saved_config(config_text: str, hydra_text: str, assume: dict | None = None) -> DictConfig:
+    """`stored_config` from the texts of a run's `.hydra/config.yaml` and `.hydra/hydra.yaml`."""
+    node = OmegaConf.create(hydra_text).hydra
+    text = _HYDRA_VALUE.sub(lambda m: str(OmegaConf.select(node, m.group(1), default=m.group(0))), config_text)
     cfg = OmegaConf.create(text)
     for key, value in (assume or {}).items():
         if OmegaConf.select(cfg, key, default=_ABSENT) is _ABSENT:

@@ -8,7 +8,8 @@ Rerunning a sweep into the same folder (`resume=true`, the default): a job whose
 `metrics.json` from the same composed config (`config_hash`; a hash written by an older rule,
 `legacy_config_hash`, still counts and is rewritten) is skipped, one with only
 `checkpoints/last.ckpt` from the same config resumes from it, the rest start; files a job of another
-config left are moved to `replaced-<hash>/` first. Each job writes its decision beside its metrics. In a
+config left are moved to `replaced-<hash>/` first (a finished run whose saved config lacks only keys added since
+says once how to keep it: reprolab.rerun_notice). Each job writes its decision beside its metrics. In a
 job whose ranks SLURM starts (device=ddp under hydra/launcher=slurm) every rank decides alike; rank 0 alone
 moves and writes files.
 """
@@ -82,17 +83,21 @@ def _resolved(cfg: DictConfig) -> dict:
         return OmegaConf.to_container(cfg, resolve=False)
 
 
-def config_hash(cfg: DictConfig, resolved: dict | None = None) -> str:
-    """sha256 of what the job trains: the composed config (resolved where it can be) without the keys naming
-    where files go (`VOLATILE_KEYS`, cache folders), without `OPERATIONAL` keys, and with every path under a
-    `paths` folder made relative to it. `resolved`: the job's config already resolved (train.check_config's)."""
+def hashed_tree(cfg: DictConfig, resolved: dict | None = None) -> dict:
+    """What the job trains: the composed config (resolved where it can be) without the keys naming where files go
+    (`VOLATILE_KEYS`, cache folders), without `OPERATIONAL` keys, and with every path under a `paths` folder made
+    relative to it. `resolved`: the job's config already resolved (train.check_config's)."""
     resolved = _resolved(cfg) if resolved is None else resolved
     paths = resolved.get("paths") if isinstance(resolved.get("paths"), dict) else {}
     folders = sorted(((v.rstrip("/"), k) for k, v in paths.items() if isinstance(v, str) and v.rstrip("/")),
                      key=lambda fk: -len(fk[0]))
     tree = {key: value for key, value in resolved.items() if key not in VOLATILE_KEYS}
-    tree = _under_paths(_operational_removed(_without_caches(tree)), folders)
-    return hashlib.sha256(json.dumps(tree, sort_keys=True, default=str).encode()).hexdigest()
+    return _under_paths(_operational_removed(_without_caches(tree)), folders)
+
+
+def config_hash(cfg: DictConfig, resolved: dict | None = None) -> str:
+    """sha256 of `hashed_tree`: what the job trains."""
+    return hashlib.sha256(json.dumps(hashed_tree(cfg, resolved), sort_keys=True, default=str).encode()).hexdigest()
 
 
 def legacy_config_hash(cfg: DictConfig, resolved: dict | None = None) -> str:
@@ -176,6 +181,9 @@ class Sweep(SweepReport):
         self._started_at = time.time() - 1.0  # file mtimes may be coarser than time.time()
         if rank_zero_only.rank == 0:
             super().on_multirun_start(config, **kwargs)
+            from reprolab.rerun_notice import remember_finished  # it reads this module's hash
+
+            remember_finished(config.hydra.sweep.dir)  # before Hydra writes each job's new config over its old one
 
     def on_job_end(self, config: DictConfig, job_return: JobReturn, **kwargs: Any) -> None:
         failed = job_return.status == JobStatus.FAILED

@@ -40,6 +40,7 @@ from reprolab.interrupt import exit_interrupted, was_interrupted, watch_sigint
 from reprolab.loggers import finish_loggers
 from reprolab.override_hints import override_error_line
 from reprolab.provenance import git_commit
+from reprolab.rerun_notice import rerun_notice
 from reprolab.rich_tree import print_config_tree
 from reprolab.run_builder import build_run, build_task  # noqa: F401 - build_task: importable from here as before
 from reprolab.run_folder import (
@@ -124,8 +125,13 @@ def resume_or_skip(cfg: DictConfig, resolved: dict | None = None) -> dict | None
     what another config left in its folder (start). `resume=false` starts every job fresh."""
     if not _in_multirun():
         return None
-    decision, path = decide_job(cfg, cfg.paths.output_dir, resume=cfg.get("resume", True), resolved=resolved)
+    resume = cfg.get("resume", True)
+    decision, path = decide_job(cfg, cfg.paths.output_dir, resume=resume, resolved=resolved)
     record_decision(cfg.paths.output_dir, decision)
+    if resume and decision == "started":  # a finished run set aside only for keys added since: say how to keep it
+        notice = rerun_notice(cfg, cfg.paths.output_dir, HydraConfig.get().sweep.dir, resolved)
+        if notice:
+            print(notice)
     if decision == "skipped":
         print(f"skipped: {path} holds this config's metrics")
         return json.loads(path.read_text())
