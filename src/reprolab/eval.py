@@ -20,6 +20,7 @@ from hydra.errors import HydraException, MissingConfigException
 from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from reprolab.closed_stdout import quiet_on_closed_stdout
 from reprolab.config import CONF_DIR, compose
 from reprolab.errors import ConfigError, ReprolabError, one_line
 from reprolab.override_hints import override_error_line
@@ -160,6 +161,7 @@ def config_error_line(err: Exception) -> str:
     return " ".join(str(err).split("Config search path")[0].split())
 
 
+@quiet_on_closed_stdout
 def main(argv: list[str] | None = None) -> None:
     """Bad input (a missing or unsafe checkpoint, an unknown option, a rejected value) ends with one line and
     exit 2; `HYDRA_FULL_ERROR=1` shows Hydra's tracebacks."""

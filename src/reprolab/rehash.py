@@ -21,6 +21,7 @@ from omegaconf import DictConfig, OmegaConf
 
 import reprolab.config  # noqa: F401  (registers the config tree's resolvers)
 import reprolab.paths  # noqa: F401
+from reprolab.closed_stdout import quiet_on_closed_stdout
 from reprolab.sweep import HASH_FILE, config_hash
 
 _HYDRA_VALUE = re.compile(r"\$\{hydra:([^}]+)\}")
@@ -70,6 +71,7 @@ def rehash(run_dir: Path, assume: dict | None = None) -> str:
     return "rewritten"
 
 
+@quiet_on_closed_stdout
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m reprolab.rehash", description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", type=Path, help="run or sweep folders, searched recursively")

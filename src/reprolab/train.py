@@ -24,6 +24,7 @@ from lightning.pytorch.utilities.exceptions import SIGTERMException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from reprolab.closed_stdout import quiet_on_closed_stdout
 from reprolab.config import CONF_DIR
 from reprolab.config_check import check_targets, check_values
 from reprolab.device import check_device, check_world_size
@@ -219,7 +220,7 @@ def _main(cfg: DictConfig) -> float | None:
         if not user_error and not _ONE_LINE["errors"]:
             raise
         write_error(cfg.paths.output_dir, f"{type(err).__name__}: {one_line(err)}")
-        if _in_multirun():  # the sweeper records the failure and goes on with the other runs
+        if _in_multirun() or isinstance(caught, BrokenPipeError):  # the sweeper goes on; a closed stdout: quiet exit
             if err is caught:
                 raise
             raise err from caught
@@ -243,6 +244,7 @@ def preset_options(text: str) -> str:
 _OURS = "REPROLAB_SET_HYDRA_FULL_ERROR"
 
 
+@quiet_on_closed_stdout
 def main() -> None:
     """`reprolab-train`: every error ends with one line on stderr and exit 2 (bad config or input: Hydra's own
     errors included), 3 (non-finite loss), 4 (output not writable, disk full) or 1 (unexpected: a bug);
@@ -272,6 +274,8 @@ def main_one() -> None:
     except (KeyboardInterrupt, SystemExit) as stop:
         if was_interrupted(stop):
             exit_interrupted()
+        raise
+    except BrokenPipeError:  # stdout closed by its reader (`| head`): quiet_on_closed_stdout ends it
         raise
     except Exception as caught:  # noqa: BLE001 — before the job: the run folder's lock or creation; else a bug
         hint = override_error_line(caught, sys.argv[1:])  # `group=null`, `-m` with `--cfg`: Hydra's ValueErrors
