@@ -83,11 +83,16 @@ def fit(cfg: DictConfig, trainer: L.Trainer, task: L.LightningModule, datamodule
 
 
 def test_best(trainer: L.Trainer, task: L.LightningModule, datamodule) -> tuple[dict[str, float], str | None]:
-    """Test the best checkpoint by the monitor (the final weights when there is none, e.g. fast_dev_run)."""
+    """Test the best checkpoint by the monitor (the final weights when there is none, e.g. fast_dev_run). A job of a
+    `-m` sweep prints one `test: …` line instead of Lightning's "Test metric" table (48 tables flood a sweep)."""
     ckpt = trainer.checkpoint_callback
     best = ckpt.best_model_path if ckpt is not None and ckpt.best_model_path else None
-    results = trainer.test(task, datamodule=datamodule, ckpt_path=best, weights_only=True)
-    return as_floats(merge_results(results)), best
+    sweep_job = _in_multirun()
+    results = as_floats(merge_results(trainer.test(task, datamodule=datamodule, ckpt_path=best, weights_only=True,
+                                                   verbose=not sweep_job)))
+    if sweep_job and trainer.is_global_zero:
+        print("test: " + ", ".join(f"{name} {value:.4g}" for name, value in sorted(results.items())))
+    return results, best
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
