@@ -39,7 +39,7 @@ from reprolab.errors import (
 )
 from reprolab.interrupt import exit_interrupted, was_interrupted, watch_sigint
 from reprolab.loggers import finish_loggers
-from reprolab.override_hints import override_error_line
+from reprolab.override_hints import argument_error_line, override_error_line
 from reprolab.provenance import git_commit
 from reprolab.rerun_notice import rerun_notice
 from reprolab.rich_tree import print_config_tree
@@ -260,6 +260,10 @@ def main() -> None:
 
 
 def main_one() -> None:
+    wrong = argument_error_line(sys.argv[1:], "reprolab-train")
+    if wrong:
+        print(f"error: {wrong}; see `reprolab-train --help`", file=sys.stderr)
+        sys.exit(2)
     compose_once()
     watch_sigint()
     ours = os.environ.get(_OURS) == "1"  # a DDP rank started by a run that set HYDRA_FULL_ERROR itself
