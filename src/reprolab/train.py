@@ -106,7 +106,9 @@ def run(cfg: DictConfig) -> dict[str, float]:
         metrics["best_ckpt"] = best
     metrics.update({"seed": cfg.seed, "paper": cfg.get("paper"), "setting": cfg.get("setting"), "git_commit": git_commit()})
     if trainer.is_global_zero:
-        write_metrics(cfg.paths.output_dir, metrics)
+        written = write_metrics(cfg.paths.output_dir, metrics)
+        if not _in_multirun():  # a sweep's folders are in its sweep_report.json
+            print(f"metrics written to {written}")
     finish_loggers(trainer.loggers)
     return metrics
 

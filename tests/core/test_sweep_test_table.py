@@ -1,4 +1,4 @@
-"""A single run prints Lightning's "Test metric" table; each job of a `-m` sweep prints one `test: …` line instead
+"""A single run prints Lightning's "Test metric" table and where its metrics.json is; each job of a `-m` sweep prints one `test: …` line instead
 (48 tables flood a sweep; the sweep report only counts runs), with the values its metrics.json holds."""
 
 from __future__ import annotations
@@ -15,13 +15,14 @@ def test_a_single_run_prints_the_table(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Test metric" in result.stdout and "test/excess_risk" in result.stdout
     assert not [line for line in result.stdout.splitlines() if line.startswith("test: ")]
+    assert result.stdout.splitlines()[-1] == f"metrics written to {tmp_path / 'run' / 'metrics.json'}"
 
 
 def test_a_sweep_job_prints_one_line_of_its_test_metrics(tmp_path):
     sweep = tmp_path / "sweep"
     result = run_cli("reprolab-train", "-m", *TINY, "seed=0,1", f"paths.root_dir={tmp_path}", f"hydra.sweep.dir={sweep}")
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "Test metric" not in result.stdout
+    assert "Test metric" not in result.stdout and "metrics written to" not in result.stdout
     lines = [line for line in result.stdout.splitlines() if line.startswith("test: ")]
     expected = []
     for job in ("0", "1"):
