@@ -168,6 +168,21 @@ def decisions_line(counts: dict[str, int]) -> str:
     return f"sweep jobs: {counts['skipped']} skipped, {counts['resumed']} resumed, {counts['started']} started"
 
 
+_OPEN: list = []  # the (callback, config) of the multirun under way, until its end is reported
+
+
+def end_failed_sweep() -> None:
+    """Hydra skips `on_multirun_end` when a job failed (its sweeper re-raises the first failure once every job has
+    run), so the report line and the decisions line are printed here, before that failure's own line."""
+    if _OPEN:
+        callback, config = _OPEN.pop()
+        callback.on_multirun_end(config)
+
+
+def forget_sweep() -> None:
+    _OPEN.clear()
+
+
 class Sweep(SweepReport):
     """The sweep report and the decisions line, from rank 0 only: each extra rank of a DDP job that Lightning
     starts on this machine re-runs the whole `-m` command (its Hydra relaunch) in step with rank 0."""
@@ -184,6 +199,7 @@ class Sweep(SweepReport):
             from reprolab.rerun_notice import remember_finished  # it reads this module's hash
 
             remember_finished(config.hydra.sweep.dir)  # before Hydra writes each job's new config over its old one
+        _OPEN[:] = [(self, config)]
 
     def on_job_end(self, config: DictConfig, job_return: JobReturn, **kwargs: Any) -> None:
         failed = job_return.status == JobStatus.FAILED
@@ -193,6 +209,7 @@ class Sweep(SweepReport):
             self._reported_at = time.monotonic()
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        _OPEN.clear()
         if rank_zero_only.rank == 0:
             super().on_multirun_end(config, **kwargs)
             print(decisions_line(count_decisions(config.hydra.sweep.dir, self._started_at)))

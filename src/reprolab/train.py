@@ -55,7 +55,7 @@ from reprolab.run_folder import (
     write_metrics,
 )
 from reprolab.safe_load import check_checkpoint
-from reprolab.sweep import decide_job, record_decision
+from reprolab.sweep import decide_job, end_failed_sweep, forget_sweep, record_decision
 from reprolab.sweep_chain import SEPARATOR, run_chain
 from reprolab.sweep_compose import compose_once
 
@@ -289,6 +289,7 @@ def main_one() -> None:
     except BrokenPipeError:  # stdout closed by its reader (`| head`): quiet_on_closed_stdout ends it
         raise
     except Exception as caught:  # noqa: BLE001 — before the job: the run folder's lock or creation; else a bug
+        end_failed_sweep()  # a -m sweep with a failed job: its report and decisions lines first
         hint = override_error_line(caught, sys.argv[1:])  # `group=null`, `-m` with `--cfg`: Hydra's ValueErrors
         if hint:
             print(f"error: {hint}", file=sys.stderr)
@@ -298,6 +299,7 @@ def main_one() -> None:
         sys.exit(err.exit_code if isinstance(err, ReprolabError) else 1)
     finally:
         _ONE_LINE["errors"] = False
+        forget_sweep()
         release_locks()
         for name in ("HYDRA_FULL_ERROR", _OURS):  # in-process callers (tests, notebooks) keep their environment
             os.environ.pop(name, None)
