@@ -28,7 +28,7 @@ from lightning.pytorch.utilities import rank_zero_only
 from omegaconf import DictConfig, OmegaConf
 
 from reprolab.results.sweep_report import SweepReport
-from reprolab.run_folder import ERROR_FILE, METRICS_FILE
+from reprolab.run_folder import ERROR_FILE, LOCK_FILE, METRICS_FILE
 
 HASH_FILE = "config_hash"
 DECISION_FILE = "sweep_decision"
@@ -138,8 +138,17 @@ def decide_job(cfg: DictConfig, run_dir: str | Path, resume: bool = True,
     return "started", None
 
 
+KEPT = (".hydra", LOCK_FILE, HASH_FILE, DECISION_FILE, ".submitit")  # this job's own (Hydra wrote `.hydra/` already)
+
+
 def _move_aside(run_dir: Path, old_hash: str) -> None:
-    stale = [run_dir / name for name in (METRICS_FILE, ERROR_FILE, "checkpoints") if (run_dir / name).exists()]
+    """Everything the other config's run left (metrics, checkpoints, logger folders such as `csv/` or `wandb/`, its
+    `eval/`), so that a new run neither overwrites its curves nor mixes with them. The job log (`train.log`) stays:
+    Hydra's handler already appends this job's records to it."""
+    if not run_dir.is_dir():
+        return
+    stale = [path for path in run_dir.iterdir() if path.name not in KEPT and path.suffix != ".log"
+             and not path.name.startswith("replaced-")]
     if not stale:
         return
     dest = run_dir / f"replaced-{old_hash[:12]}-{time.strftime('%Y%m%d-%H%M%S')}"
