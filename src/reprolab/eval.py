@@ -24,6 +24,7 @@ from reprolab.closed_stdout import quiet_on_closed_stdout
 from reprolab.config import CONF_DIR, compose
 from reprolab.errors import ConfigError, ReprolabError, one_line
 from reprolab.override_hints import argument_error_line, override_error_line
+from reprolab.paths import other_checkout_warning
 from reprolab.rich_tree import print_config_tree
 from reprolab.run_builder import build_run
 from reprolab.run_folder import as_floats, merge_results, write_metrics
@@ -170,6 +171,9 @@ def main(argv: list[str] | None = None) -> None:
     if wrong:
         print(f"error: {wrong}; see `reprolab-eval --help`", file=sys.stderr)
         sys.exit(2)
+    elsewhere = other_checkout_warning("reprolab-eval")
+    if elsewhere:
+        print(elsewhere, file=sys.stderr)
     saved_argv, full_error = sys.argv, os.environ.get("HYDRA_FULL_ERROR")
     try:
         sys.argv = [saved_argv[0], *with_run_overrides(args)]

@@ -40,6 +40,7 @@ from reprolab.errors import (
 from reprolab.interrupt import exit_interrupted, was_interrupted, watch_sigint
 from reprolab.loggers import finish_loggers
 from reprolab.override_hints import argument_error_line, override_error_line
+from reprolab.paths import other_checkout_warning
 from reprolab.provenance import git_commit
 from reprolab.rerun_notice import rerun_notice
 from reprolab.rich_tree import print_config_tree
@@ -266,6 +267,9 @@ def main_one() -> None:
     if wrong:
         print(f"error: {wrong}; see `reprolab-train --help`", file=sys.stderr)
         sys.exit(2)
+    elsewhere = other_checkout_warning("reprolab-train")
+    if elsewhere:
+        print(elsewhere, file=sys.stderr)
     compose_once()
     watch_sigint()
     ours = os.environ.get(_OURS) == "1"  # a DDP rank started by a run that set HYDRA_FULL_ERROR itself
