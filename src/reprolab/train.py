@@ -24,7 +24,7 @@ from lightning.pytorch.utilities.exceptions import SIGTERMException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from reprolab.closed_stdout import quiet_on_closed_stdout
+from reprolab.closed_stdout import exit_closed_stdout, is_closed_pipe, quiet_on_closed_stdout
 from reprolab.config import CONF_DIR
 from reprolab.config_check import check_targets, check_values
 from reprolab.device import check_device, check_world_size
@@ -228,7 +228,9 @@ def _main(cfg: DictConfig) -> float | None:
         if not user_error and not _ONE_LINE["errors"]:
             raise
         write_error(cfg.paths.output_dir, f"{type(err).__name__}: {one_line(err)}")
-        if _in_multirun() or isinstance(caught, BrokenPipeError):  # the sweeper goes on; a closed stdout: quiet exit
+        if is_closed_pipe(caught):  # stdout closed by its reader (`| head`): the whole command ends, 141
+            exit_closed_stdout()
+        if _in_multirun():  # the sweeper records the failure and goes on with the other runs
             if err is caught:
                 raise
             raise err from caught
@@ -290,9 +292,9 @@ def main_one() -> None:
         if was_interrupted(stop):
             exit_interrupted()
         raise
-    except BrokenPipeError:  # stdout closed by its reader (`| head`): quiet_on_closed_stdout ends it
-        raise
     except Exception as caught:  # noqa: BLE001 — before the job: the run folder's lock or creation; else a bug
+        if is_closed_pipe(caught):  # stdout closed by its reader (`| head`): quiet_on_closed_stdout ends it
+            raise
         end_failed_sweep()  # a -m sweep with a failed job: its report and decisions lines first
         hint = override_error_line(caught, sys.argv[1:])  # `group=null`, `-m` with `--cfg`: Hydra's ValueErrors
         if hint:

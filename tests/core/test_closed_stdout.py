@@ -12,7 +12,7 @@ import sys
 import pytest
 import tomllib
 
-from reprolab.closed_stdout import CLOSED_STDOUT_EXIT, quiet_on_closed_stdout
+from reprolab.closed_stdout import CLOSED_STDOUT_EXIT, is_closed_pipe, quiet_on_closed_stdout
 from tests.core.cli import BIN, PYTHONPATH, REPO_ROOT
 
 SCRIPTS = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["scripts"]
@@ -51,3 +51,22 @@ def test_an_open_stdout_and_other_errors_are_left_as_they_are(capsys):
     assert capsys.readouterr().out == "kept\n"
     with pytest.raises(ValueError, match="not a pipe error"):
         quiet_on_closed_stdout(lambda: (_ for _ in ()).throw(ValueError("not a pipe error")))()
+
+
+@pytest.mark.parametrize("sweep", [False, True])
+def test_a_training_run_into_a_closed_pipe_ends_quietly(sweep, tmp_path):
+    """Its log records (Hydra's console handler), Lightning's constructor (wrapped by instantiate), the sweep."""
+    where = ["-m", f"hydra.sweep.dir={tmp_path / 'sweep'}", "seed=0,1"] if sweep else [f"hydra.run.dir={tmp_path / 'run'}"]
+    args = [*where, "experiment=deltamomentum/regression_sgdm", "trainer.max_steps=3", "logger=none"]
+    proc = into_closed_pipe([str(BIN / "reprolab-train"), *args], cwd=tmp_path)
+    assert (proc.returncode, proc.stderr) == (CLOSED_STDOUT_EXIT, "")  # was 1, and a "--- Logging error ---" each record
+
+
+def test_a_closed_pipe_is_found_inside_the_exception_that_wraps_it():
+    try:
+        try:
+            raise BrokenPipeError(32, "Broken pipe")
+        except BrokenPipeError as err:
+            raise RuntimeError("Error in call to target 'lightning.Trainer'") from err
+    except RuntimeError as wrapped:
+        assert is_closed_pipe(wrapped) and not is_closed_pipe(RuntimeError("other"))
