@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -239,16 +240,23 @@ def _main(cfg: DictConfig) -> float | None:
 
 
 def preset_options(text: str) -> str:
-    """For an experiment preset Hydra cannot find (it lists no options of nested folders): the paper's presets,
-    or the papers when the paper's folder does not exist either."""
-    found = re.search(r"Could not find 'experiment/([^'/]+)", text)
+    """For an experiment preset Hydra cannot find (it lists no options of nested folders): the preset a file path
+    names (`conf/experiment/<paper>/<setting>.yaml`), the nearest name to a typo, and the paper's presets, or the
+    papers when the paper's folder does not exist either."""
+    found = re.search(r"Could not find 'experiment/([^']+)'", text)
     if not found:
         return ""
-    root = CONF_DIR / "experiment"
-    if (root / found.group(1)).is_dir():
-        names = sorted(p.relative_to(root).with_suffix("").as_posix() for p in (root / found.group(1)).rglob("*.yaml"))
-        return f" (its presets: {', '.join(names)})"
-    return f" (papers with presets: {', '.join(sorted(p.name for p in root.iterdir() if p.is_dir()))})"
+    root, wanted = CONF_DIR / "experiment", found.group(1)
+    names = sorted(p.relative_to(root).with_suffix("").as_posix() for p in root.rglob("*.yaml"))
+    as_path = wanted.removesuffix(".yaml").rpartition("experiment/")[2]
+    if as_path in names:
+        return f" (that is a file path: write experiment={as_path})"
+    close = difflib.get_close_matches(wanted, names, n=1, cutoff=0.8)
+    nearest = f"; did you mean experiment={close[0]}?" if close else ""
+    paper = wanted.split("/")[0]
+    if (root / paper).is_dir():
+        return f"{nearest} (its presets: {', '.join(n for n in names if n.startswith(paper + '/'))})"
+    return f"{nearest} (papers with presets: {', '.join(sorted(p.name for p in root.iterdir() if p.is_dir()))})"
 
 
 _OURS = "REPROLAB_SET_HYDRA_FULL_ERROR"
