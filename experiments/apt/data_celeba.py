@@ -1,7 +1,7 @@
 """CelebA, 40 binary attributes (FAMO protocol: 64×64 aligned crops, the official train/valid/test split).
 
-`torchvision.datasets.CelebA(download=True)` fetches from Google Drive and checks every file's MD5 (the
-checksums ship with torchvision); `python scripts/data/prepare_celeba.py` runs it up front. Google Drive
+`torchvision.datasets.CelebA(download=True)` fetches from Google Drive with gdown (the 'apt' extra) and checks
+every file's MD5 (the checksums ship with torchvision); `python scripts/data/prepare_celeba.py` runs it up front. Google Drive
 often refuses the large image archive ("quota exceeded"): the error then says to place the files by hand.
 """
 
@@ -15,22 +15,34 @@ from torch.utils.data import Subset
 from experiments.apt.loaders import SplitDataModule, image_loader
 from reprolab.data.fake import FakeSamples, TensorSpec
 from reprolab.errors import CorruptDataError, DatasetNotFoundError
+from reprolab.extras import require
 
 CELEBA_SIZES = {"train": 162_770, "val": 19_867, "test": 19_962}  # the official split
 
 
 def celeba_split(data_dir: str | Path, split: str, image_size: int = 64, download: bool = False):
+    """One split; with `download`, files absent or failing their MD5 are fetched (torchvision's Google Drive
+    download needs gdown, from the 'apt' extra: asked for only then, so files placed by hand need none)."""
     from torchvision import datasets, transforms
 
     tf = transforms.Compose([transforms.CenterCrop(178), transforms.Resize(image_size), transforms.ToTensor()])
     try:
-        return datasets.CelebA(str(data_dir), split=split, target_type="attr", transform=tf, download=download)
+        try:
+            return datasets.CelebA(str(data_dir), split=split, target_type="attr", transform=tf)
+        except RuntimeError as err:
+            if not (download and _not_found(err)):
+                raise
+            require("gdown", "apt")
+            return datasets.CelebA(str(data_dir), split=split, target_type="attr", transform=tf, download=True)
     except RuntimeError as err:
-        msg = str(err)
-        if "not found or corrupted" in msg or "Dataset not found" in msg:
+        if _not_found(err):
             raise DatasetNotFoundError(f"no CelebA under '{Path(data_dir) / 'celeba'}'; run 'python "
                                        "scripts/data/prepare_celeba.py --data-dir <dir>' or set paths.data_dir") from err
-        raise CorruptDataError(f"CelebA under '{data_dir}' is unreadable: {msg}") from err
+        raise CorruptDataError(f"CelebA under '{data_dir}' is unreadable: {err}") from err
+
+
+def _not_found(err: RuntimeError) -> bool:
+    return "not found or corrupted" in str(err) or "Dataset not found" in str(err)
 
 
 class CelebADataModule(SplitDataModule):

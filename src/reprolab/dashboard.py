@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from reprolab.cli_parser import OneLineParser
+from reprolab.closed_stdout import quiet_on_closed_stdout
 from reprolab.dashboards.spec import available, load_spec
 from reprolab.errors import ConfigError, ReprolabError, one_line
 
@@ -38,6 +39,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
+@quiet_on_closed_stdout
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.list:

@@ -20,9 +20,11 @@ from hydra.errors import HydraException, MissingConfigException
 from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from reprolab.closed_stdout import quiet_on_closed_stdout
 from reprolab.config import CONF_DIR, compose
 from reprolab.errors import ConfigError, ReprolabError, one_line
-from reprolab.override_hints import override_error_line
+from reprolab.override_hints import argument_error_line, override_error_line
+from reprolab.paths import other_checkout_warning
 from reprolab.rich_tree import print_config_tree
 from reprolab.run_builder import build_run
 from reprolab.run_folder import as_floats, merge_results, write_metrics
@@ -160,10 +162,18 @@ def config_error_line(err: Exception) -> str:
     return " ".join(str(err).split("Config search path")[0].split())
 
 
+@quiet_on_closed_stdout
 def main(argv: list[str] | None = None) -> None:
     """Bad input (a missing or unsafe checkpoint, an unknown option, a rejected value) ends with one line and
     exit 2; `HYDRA_FULL_ERROR=1` shows Hydra's tracebacks."""
     args = sys.argv[1:] if argv is None else argv
+    wrong = argument_error_line(args, "reprolab-eval", presets=False)
+    if wrong:
+        print(f"error: {wrong}; see `reprolab-eval --help`", file=sys.stderr)
+        sys.exit(2)
+    elsewhere = other_checkout_warning("reprolab-eval")
+    if elsewhere:
+        print(elsewhere, file=sys.stderr)
     saved_argv, full_error = sys.argv, os.environ.get("HYDRA_FULL_ERROR")
     try:
         sys.argv = [saved_argv[0], *with_run_overrides(args)]

@@ -67,6 +67,7 @@ def start_wandb(cfg: DictConfig):
 
 
 def _start(logger) -> None:
+    logger._wandb_init.pop("anonymous", None)  # Lightning always passes it; W&B >= 0.19 warns it has no effect
     with masked_argv():  # W&B records the command line (wandb-metadata.json "args") when the run starts
         logger.experiment  # noqa: B018 — starts the run (rank 0)
 

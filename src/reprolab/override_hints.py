@@ -1,6 +1,7 @@
 """What to do about an override Hydra could not apply: the nearest existing key for a typo (`trainer.max_step=5`
 → `trainer.max_steps`), `~<group>` where a config group was set to null (`scheduler=null`), and one of `-m`,
-`--cfg`, `--info` where several were given."""
+`--cfg`, `--info` where several were given; before Hydra parses them, an override written as a flag (`--seed 1`) or a
+preset named without `experiment=`."""
 
 from __future__ import annotations
 
@@ -13,6 +14,28 @@ from reprolab.config import CONF_DIR
 
 _NULL_GROUP = "Config group override must be a string or a list"
 _ONE_MODE = "Only one of --run, --multirun, --cfg, --info and --shell_completion can be specified"
+# Hydra's own long flags, and those that take the next argument as their value (hydra/_internal/utils.py)
+HYDRA_FLAGS = {"--help", "--hydra-help", "--version", "--cfg", "--resolve", "--package", "--run", "--multirun",
+               "--shell-completion", "--config-path", "--config-name", "--config-dir", "--experimental-rerun", "--info",
+               "--next"}  # --next: reprolab.sweep_chain's separator
+_TAKES_VALUE = {"--cfg", "-c", "--package", "-p", "--config-path", "-cp", "--config-name", "-cn", "--config-dir", "-cd",
+                "--experimental-rerun"}
+
+
+def argument_error_line(args: Sequence[str], prog: str, presets: bool = True) -> str | None:
+    """The one line for an argument Hydra would misread, else None: `--key value` or `--key=value` (argparse would
+    even take `--experiment` as its `--experimental-rerun`), or with `presets`, a preset named without `experiment=`."""
+    for i, arg in enumerate(args):
+        after = args[i + 1] if i + 1 < len(args) else None
+        if arg.startswith("--") and arg.split("=")[0] not in HYDRA_FLAGS:
+            key, _, value = arg[2:].partition("=")
+            value = value or (after if after and "=" not in after and not after.startswith("-") else "...")
+            return f"{arg.split('=')[0]} is not an option of {prog}; settings are key=value overrides: {key}={value}"
+        previous = args[i - 1] if i else ""
+        if presets and "=" not in arg and not arg.startswith("-") and previous not in _TAKES_VALUE:
+            if all((CONF_DIR / "experiment" / f"{name}.yaml").is_file() for name in arg.split(",")):
+                return f"'{arg}' names {'presets' if ',' in arg else 'a preset'}; write experiment={arg}"
+    return None
 
 
 def override_error_line(err: BaseException, args: Sequence[str] = ()) -> str | None:

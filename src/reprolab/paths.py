@@ -33,6 +33,19 @@ def project_root() -> Path:
     return Path.cwd().resolve()
 
 
+def other_checkout_warning(prog: str) -> str | None:
+    """A line when the working folder is inside another reprolab checkout than the one imported (a venv whose
+    editable install is a different clone): its code, `conf/` and `logs/` would be used, not this one's."""
+    if os.environ.get("REPROLAB_ROOT"):
+        return None
+    cwd = Path.cwd().resolve()
+    here = next((f for f in (cwd, *cwd.parents) if _is_root(f)), None)
+    if here is None or here == project_root() or 'name = "reprolab"' not in (here / "pyproject.toml").read_text():
+        return None
+    return (f"warning: {prog} runs the reprolab of {project_root()} (its code, conf/ and logs/), not of the checkout "
+            f"you are in ({here}); run `pip install -e .` there, or set PYTHONPATH={here}/src:{here}")
+
+
 def data_root(root: Path | None = None) -> Path:
     """`$REPROLAB_DATA` (relative paths are taken from the project root), else `<root>/../shared/data` when
     that folder exists, else `<root>/data` (where `make data-<name>` puts what it fetches)."""

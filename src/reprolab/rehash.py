@@ -21,6 +21,7 @@ from omegaconf import DictConfig, OmegaConf
 
 import reprolab.config  # noqa: F401  (registers the config tree's resolvers)
 import reprolab.paths  # noqa: F401
+from reprolab.closed_stdout import quiet_on_closed_stdout
 from reprolab.sweep import HASH_FILE, config_hash
 
 _HYDRA_VALUE = re.compile(r"\$\{hydra:([^}]+)\}")
@@ -33,8 +34,13 @@ def stored_config(run_dir: Path, assume: dict | None = None) -> DictConfig | Non
     config, hydra = run_dir / ".hydra" / "config.yaml", run_dir / ".hydra" / "hydra.yaml"
     if not (config.is_file() and hydra.is_file()):
         return None
-    node = OmegaConf.load(hydra).hydra
-    text = _HYDRA_VALUE.sub(lambda m: str(OmegaConf.select(node, m.group(1), default=m.group(0))), config.read_text())
+    return saved_config(config.read_text(), hydra.read_text(), assume)
+
+
+def saved_config(config_text: str, hydra_text: str, assume: dict | None = None) -> DictConfig:
+    """`stored_config` from the texts of a run's `.hydra/config.yaml` and `.hydra/hydra.yaml`."""
+    node = OmegaConf.create(hydra_text).hydra
+    text = _HYDRA_VALUE.sub(lambda m: str(OmegaConf.select(node, m.group(1), default=m.group(0))), config_text)
     cfg = OmegaConf.create(text)
     for key, value in (assume or {}).items():
         if OmegaConf.select(cfg, key, default=_ABSENT) is _ABSENT:
@@ -65,6 +71,7 @@ def rehash(run_dir: Path, assume: dict | None = None) -> str:
     return "rewritten"
 
 
+@quiet_on_closed_stdout
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m reprolab.rehash", description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", type=Path, help="run or sweep folders, searched recursively")

@@ -7,6 +7,7 @@ import logging
 import warnings
 
 from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
 
 LIGHTNING_LOGGERS = ("lightning", "lightning.pytorch", "lightning.fabric")  # each has its own stderr handler
 RANK_ZERO_LOGGER = "lightning.pytorch.utilities.rank_zero"  # where Lightning's `rank_zero_info` writes
@@ -21,9 +22,15 @@ class _DropMessages(logging.Filter):
         return not str(record.msg).startswith(self.prefixes)
 
 
+class _LightningInfoToFileOnly(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.WARNING or not record.name.startswith("lightning")
+
+
 def route_library_logs() -> None:
     """Inside a Hydra job, Lightning's loggers hand their records to Hydra's handlers (console and `<job>.log`)
-    instead of their own stderr handler, and Python warnings are logged too."""
+    instead of their own stderr handler, and Python warnings are logged too. In a `-m` sweep, Lightning's info
+    lines ("Seed set to 0", "GPU available: …", four or more a job) go to `<job>.log` only, not to the console."""
     if not HydraConfig.initialized():
         return
     for name in LIGHTNING_LOGGERS:
@@ -32,6 +39,11 @@ def route_library_logs() -> None:
             logger.removeHandler(handler)
         logger.propagate = True
     logging.captureWarnings(True)
+    if HydraConfig.get().mode == RunMode.MULTIRUN:
+        for handler in logging.getLogger().handlers:  # Hydra configures them anew for each job
+            console = isinstance(handler, logging.StreamHandler) and not isinstance(handler, logging.FileHandler)
+            if console and not any(isinstance(f, _LightningInfoToFileOnly) for f in handler.filters):
+                handler.addFilter(_LightningInfoToFileOnly())
 
 
 def silence_known_noise() -> None:

@@ -8,7 +8,8 @@ Rerunning a sweep into the same folder (`resume=true`, the default): a job whose
 `metrics.json` from the same composed config (`config_hash`; a hash written by an older rule,
 `legacy_config_hash`, still counts and is rewritten) is skipped, one with only
 `checkpoints/last.ckpt` from the same config resumes from it, the rest start; files a job of another
-config left are moved to `replaced-<hash>/` first. Each job writes its decision beside its metrics. In a
+config left are moved to `replaced-<hash>/` first (a finished run whose saved config lacks only keys added since
+says once how to keep it: reprolab.rerun_notice). Each job writes its decision beside its metrics. In a
 job whose ranks SLURM starts (device=ddp under hydra/launcher=slurm) every rank decides alike; rank 0 alone
 moves and writes files.
 """
@@ -27,7 +28,7 @@ from lightning.pytorch.utilities import rank_zero_only
 from omegaconf import DictConfig, OmegaConf
 
 from reprolab.results.sweep_report import SweepReport
-from reprolab.run_folder import ERROR_FILE, METRICS_FILE
+from reprolab.run_folder import ERROR_FILE, LOCK_FILE, METRICS_FILE
 
 HASH_FILE = "config_hash"
 DECISION_FILE = "sweep_decision"
@@ -82,17 +83,21 @@ def _resolved(cfg: DictConfig) -> dict:
         return OmegaConf.to_container(cfg, resolve=False)
 
 
-def config_hash(cfg: DictConfig, resolved: dict | None = None) -> str:
-    """sha256 of what the job trains: the composed config (resolved where it can be) without the keys naming
-    where files go (`VOLATILE_KEYS`, cache folders), without `OPERATIONAL` keys, and with every path under a
-    `paths` folder made relative to it. `resolved`: the job's config already resolved (train.check_config's)."""
+def hashed_tree(cfg: DictConfig, resolved: dict | None = None) -> dict:
+    """What the job trains: the composed config (resolved where it can be) without the keys naming where files go
+    (`VOLATILE_KEYS`, cache folders), without `OPERATIONAL` keys, and with every path under a `paths` folder made
+    relative to it. `resolved`: the job's config already resolved (train.check_config's)."""
     resolved = _resolved(cfg) if resolved is None else resolved
     paths = resolved.get("paths") if isinstance(resolved.get("paths"), dict) else {}
     folders = sorted(((v.rstrip("/"), k) for k, v in paths.items() if isinstance(v, str) and v.rstrip("/")),
                      key=lambda fk: -len(fk[0]))
     tree = {key: value for key, value in resolved.items() if key not in VOLATILE_KEYS}
-    tree = _under_paths(_operational_removed(_without_caches(tree)), folders)
-    return hashlib.sha256(json.dumps(tree, sort_keys=True, default=str).encode()).hexdigest()
+    return _under_paths(_operational_removed(_without_caches(tree)), folders)
+
+
+def config_hash(cfg: DictConfig, resolved: dict | None = None) -> str:
+    """sha256 of `hashed_tree`: what the job trains."""
+    return hashlib.sha256(json.dumps(hashed_tree(cfg, resolved), sort_keys=True, default=str).encode()).hexdigest()
 
 
 def legacy_config_hash(cfg: DictConfig, resolved: dict | None = None) -> str:
@@ -133,8 +138,17 @@ def decide_job(cfg: DictConfig, run_dir: str | Path, resume: bool = True,
     return "started", None
 
 
+KEPT = (".hydra", LOCK_FILE, HASH_FILE, DECISION_FILE, ".submitit")  # this job's own (Hydra wrote `.hydra/` already)
+
+
 def _move_aside(run_dir: Path, old_hash: str) -> None:
-    stale = [run_dir / name for name in (METRICS_FILE, ERROR_FILE, "checkpoints") if (run_dir / name).exists()]
+    """Everything the other config's run left (metrics, checkpoints, logger folders such as `csv/` or `wandb/`, its
+    `eval/`), so that a new run neither overwrites its curves nor mixes with them. The job log (`train.log`) stays:
+    Hydra's handler already appends this job's records to it."""
+    if not run_dir.is_dir():
+        return
+    stale = [path for path in run_dir.iterdir() if path.name not in KEPT and path.suffix != ".log"
+             and not path.name.startswith("replaced-")]
     if not stale:
         return
     dest = run_dir / f"replaced-{old_hash[:12]}-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -163,6 +177,21 @@ def decisions_line(counts: dict[str, int]) -> str:
     return f"sweep jobs: {counts['skipped']} skipped, {counts['resumed']} resumed, {counts['started']} started"
 
 
+_OPEN: list = []  # the (callback, config) of the multirun under way, until its end is reported
+
+
+def end_failed_sweep() -> None:
+    """Hydra skips `on_multirun_end` when a job failed (its sweeper re-raises the first failure once every job has
+    run), so the report line and the decisions line are printed here, before that failure's own line."""
+    if _OPEN:
+        callback, config = _OPEN.pop()
+        callback.on_multirun_end(config)
+
+
+def forget_sweep() -> None:
+    _OPEN.clear()
+
+
 class Sweep(SweepReport):
     """The sweep report and the decisions line, from rank 0 only: each extra rank of a DDP job that Lightning
     starts on this machine re-runs the whole `-m` command (its Hydra relaunch) in step with rank 0."""
@@ -176,6 +205,10 @@ class Sweep(SweepReport):
         self._started_at = time.time() - 1.0  # file mtimes may be coarser than time.time()
         if rank_zero_only.rank == 0:
             super().on_multirun_start(config, **kwargs)
+            from reprolab.rerun_notice import remember_finished  # it reads this module's hash
+
+            remember_finished(config.hydra.sweep.dir)  # before Hydra writes each job's new config over its old one
+        _OPEN[:] = [(self, config)]
 
     def on_job_end(self, config: DictConfig, job_return: JobReturn, **kwargs: Any) -> None:
         failed = job_return.status == JobStatus.FAILED
@@ -185,6 +218,7 @@ class Sweep(SweepReport):
             self._reported_at = time.monotonic()
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        _OPEN.clear()
         if rank_zero_only.rank == 0:
             super().on_multirun_end(config, **kwargs)
             print(decisions_line(count_decisions(config.hydra.sweep.dir, self._started_at)))

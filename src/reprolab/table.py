@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from reprolab.cli_parser import OneLineParser
+from reprolab.closed_stdout import quiet_on_closed_stdout
 from reprolab.results.aggregate import aggregate, default_group_by, default_metrics
 from reprolab.results.curves import plot_curves
 from reprolab.results.markdown import block_args, render_failures, render_table, write_block
@@ -159,6 +160,7 @@ def refresh(files: Sequence[Path]) -> int:
     return 0
 
 
+@quiet_on_closed_stdout
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parse_args(argv)

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -24,6 +25,7 @@ from lightning.pytorch.utilities.exceptions import SIGTERMException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from reprolab.closed_stdout import exit_closed_stdout, is_closed_pipe, quiet_on_closed_stdout
 from reprolab.config import CONF_DIR
 from reprolab.config_check import check_targets, check_values
 from reprolab.device import check_device, check_world_size
@@ -38,8 +40,10 @@ from reprolab.errors import (
 )
 from reprolab.interrupt import exit_interrupted, was_interrupted, watch_sigint
 from reprolab.loggers import finish_loggers
-from reprolab.override_hints import override_error_line
+from reprolab.override_hints import argument_error_line, override_error_line
+from reprolab.paths import other_checkout_warning
 from reprolab.provenance import git_commit
+from reprolab.rerun_notice import rerun_notice
 from reprolab.rich_tree import print_config_tree
 from reprolab.run_builder import build_run, build_task  # noqa: F401 - build_task: importable from here as before
 from reprolab.run_folder import (
@@ -53,7 +57,7 @@ from reprolab.run_folder import (
     write_metrics,
 )
 from reprolab.safe_load import check_checkpoint
-from reprolab.sweep import decide_job, record_decision
+from reprolab.sweep import decide_job, end_failed_sweep, forget_sweep, record_decision
 from reprolab.sweep_chain import SEPARATOR, run_chain
 from reprolab.sweep_compose import compose_once
 
@@ -81,11 +85,16 @@ def fit(cfg: DictConfig, trainer: L.Trainer, task: L.LightningModule, datamodule
 
 
 def test_best(trainer: L.Trainer, task: L.LightningModule, datamodule) -> tuple[dict[str, float], str | None]:
-    """Test the best checkpoint by the monitor (the final weights when there is none, e.g. fast_dev_run)."""
+    """Test the best checkpoint by the monitor (the final weights when there is none, e.g. fast_dev_run). A job of a
+    `-m` sweep prints one `test: …` line instead of Lightning's "Test metric" table (48 tables flood a sweep)."""
     ckpt = trainer.checkpoint_callback
     best = ckpt.best_model_path if ckpt is not None and ckpt.best_model_path else None
-    results = trainer.test(task, datamodule=datamodule, ckpt_path=best, weights_only=True)
-    return as_floats(merge_results(results)), best
+    sweep_job = _in_multirun()
+    results = as_floats(merge_results(trainer.test(task, datamodule=datamodule, ckpt_path=best, weights_only=True,
+                                                   verbose=not sweep_job)))
+    if sweep_job and trainer.is_global_zero:
+        print("test: " + ", ".join(f"{name} {value:.4g}" for name, value in sorted(results.items())))
+    return results, best
 
 
 def run(cfg: DictConfig) -> dict[str, float]:
@@ -99,7 +108,9 @@ def run(cfg: DictConfig) -> dict[str, float]:
         metrics["best_ckpt"] = best
     metrics.update({"seed": cfg.seed, "paper": cfg.get("paper"), "setting": cfg.get("setting"), "git_commit": git_commit()})
     if trainer.is_global_zero:
-        write_metrics(cfg.paths.output_dir, metrics)
+        written = write_metrics(cfg.paths.output_dir, metrics)
+        if not _in_multirun():  # a sweep's folders are in its sweep_report.json
+            print(f"metrics written to {written}")
     finish_loggers(trainer.loggers)
     return metrics
 
@@ -124,8 +135,13 @@ def resume_or_skip(cfg: DictConfig, resolved: dict | None = None) -> dict | None
     what another config left in its folder (start). `resume=false` starts every job fresh."""
     if not _in_multirun():
         return None
-    decision, path = decide_job(cfg, cfg.paths.output_dir, resume=cfg.get("resume", True), resolved=resolved)
+    resume = cfg.get("resume", True)
+    decision, path = decide_job(cfg, cfg.paths.output_dir, resume=resume, resolved=resolved)
     record_decision(cfg.paths.output_dir, decision)
+    if resume and decision == "started":  # a finished run set aside only for keys added since: say how to keep it
+        notice = rerun_notice(cfg, cfg.paths.output_dir, HydraConfig.get().sweep.dir, resolved)
+        if notice:
+            print(notice)
     if decision == "skipped":
         print(f"skipped: {path} holds this config's metrics")
         return json.loads(path.read_text())
@@ -213,6 +229,8 @@ def _main(cfg: DictConfig) -> float | None:
         if not user_error and not _ONE_LINE["errors"]:
             raise
         write_error(cfg.paths.output_dir, f"{type(err).__name__}: {one_line(err)}")
+        if is_closed_pipe(caught):  # stdout closed by its reader (`| head`): the whole command ends, 141
+            exit_closed_stdout()
         if _in_multirun():  # the sweeper records the failure and goes on with the other runs
             if err is caught:
                 raise
@@ -222,21 +240,29 @@ def _main(cfg: DictConfig) -> float | None:
 
 
 def preset_options(text: str) -> str:
-    """For an experiment preset Hydra cannot find (it lists no options of nested folders): the paper's presets,
-    or the papers when the paper's folder does not exist either."""
-    found = re.search(r"Could not find 'experiment/([^'/]+)", text)
+    """For an experiment preset Hydra cannot find (it lists no options of nested folders): the preset a file path
+    names (`conf/experiment/<paper>/<setting>.yaml`), the nearest name to a typo, and the paper's presets, or the
+    papers when the paper's folder does not exist either."""
+    found = re.search(r"Could not find 'experiment/([^']+)'", text)
     if not found:
         return ""
-    root = CONF_DIR / "experiment"
-    if (root / found.group(1)).is_dir():
-        names = sorted(p.relative_to(root).with_suffix("").as_posix() for p in (root / found.group(1)).rglob("*.yaml"))
-        return f" (its presets: {', '.join(names)})"
-    return f" (papers with presets: {', '.join(sorted(p.name for p in root.iterdir() if p.is_dir()))})"
+    root, wanted = CONF_DIR / "experiment", found.group(1)
+    names = sorted(p.relative_to(root).with_suffix("").as_posix() for p in root.rglob("*.yaml"))
+    as_path = wanted.removesuffix(".yaml").rpartition("experiment/")[2]
+    if as_path in names:
+        return f" (that is a file path: write experiment={as_path})"
+    close = difflib.get_close_matches(wanted, names, n=1, cutoff=0.8)
+    nearest = f"; did you mean experiment={close[0]}?" if close else ""
+    paper = wanted.split("/")[0]
+    if (root / paper).is_dir():
+        return f"{nearest} (its presets: {', '.join(n for n in names if n.startswith(paper + '/'))})"
+    return f"{nearest} (papers with presets: {', '.join(sorted(p.name for p in root.iterdir() if p.is_dir()))})"
 
 
 _OURS = "REPROLAB_SET_HYDRA_FULL_ERROR"
 
 
+@quiet_on_closed_stdout
 def main() -> None:
     """`reprolab-train`: every error ends with one line on stderr and exit 2 (bad config or input: Hydra's own
     errors included), 3 (non-finite loss), 4 (output not writable, disk full) or 1 (unexpected: a bug);
@@ -247,6 +273,13 @@ def main() -> None:
 
 
 def main_one() -> None:
+    wrong = argument_error_line(sys.argv[1:], "reprolab-train")
+    if wrong:
+        print(f"error: {wrong}; see `reprolab-train --help`", file=sys.stderr)
+        sys.exit(2)
+    elsewhere = other_checkout_warning("reprolab-train")
+    if elsewhere:
+        print(elsewhere, file=sys.stderr)
     compose_once()
     watch_sigint()
     ours = os.environ.get(_OURS) == "1"  # a DDP rank started by a run that set HYDRA_FULL_ERROR itself
@@ -268,6 +301,9 @@ def main_one() -> None:
             exit_interrupted()
         raise
     except Exception as caught:  # noqa: BLE001 — before the job: the run folder's lock or creation; else a bug
+        if is_closed_pipe(caught):  # stdout closed by its reader (`| head`): quiet_on_closed_stdout ends it
+            raise
+        end_failed_sweep()  # a -m sweep with a failed job: its report and decisions lines first
         hint = override_error_line(caught, sys.argv[1:])  # `group=null`, `-m` with `--cfg`: Hydra's ValueErrors
         if hint:
             print(f"error: {hint}", file=sys.stderr)
@@ -277,6 +313,7 @@ def main_one() -> None:
         sys.exit(err.exit_code if isinstance(err, ReprolabError) else 1)
     finally:
         _ONE_LINE["errors"] = False
+        forget_sweep()
         release_locks()
         for name in ("HYDRA_FULL_ERROR", _OURS):  # in-process callers (tests, notebooks) keep their environment
             os.environ.pop(name, None)

@@ -152,10 +152,15 @@ def test_enb_clean_by_hand(tmp_path):
     assert (tmp_path / "energy_efficiency_clean.csv").read_text() == "X1,Y1\n0.98,15.55\n"
 
 
-def test_missing_data_error_names_the_target_and_the_path(tmp_path):
-    err = missing("sachs", tmp_path / "sachs", "Sachs flow cytometry")
-    assert str(err).startswith(f"data_dir '{tmp_path / 'sachs'}' has no Sachs flow cytometry; run `make data-sachs`")
-    assert "\n" not in str(err)
+def test_missing_data_error_names_the_target_and_the_path(tmp_path, monkeypatch):
+    monkeypatch.setenv("REPROLAB_DATA", str(tmp_path / "default"))
+    assert str(missing("sachs", tmp_path / "default" / "sachs", "Sachs flow cytometry")) == (
+        f"data_dir '{tmp_path}/default/sachs' has no Sachs flow cytometry; run `make data-sachs` (fetches and checks "
+        f"it into {tmp_path}/default/sachs) or set REPROLAB_DATA or paths.data_dir to a folder holding sachs/")
+    # paths.data_dir=<elsewhere>: the target fetches where the config looks
+    assert str(missing("sachs", tmp_path / "mine" / "sachs")) == (
+        f"data_dir '{tmp_path}/mine/sachs' has no sachs; run `make data-sachs DATA={tmp_path}/mine` (fetches and checks "
+        f"it into {tmp_path}/mine/sachs) or set REPROLAB_DATA or paths.data_dir to a folder holding sachs/")
 
 
 def test_every_registered_dataset_has_a_make_target_and_a_list_line(capsys):

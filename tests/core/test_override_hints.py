@@ -6,7 +6,8 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from reprolab.config import CONF_DIR
-from reprolab.override_hints import override_error_line
+from reprolab.override_hints import argument_error_line, override_error_line
+from tests.core.cli import run_cli
 
 
 def hydra_error(*overrides: str) -> BaseException:
@@ -61,3 +62,31 @@ def test_reprolab_eval_prints_the_hint_and_exits_2(tmp_path, capsys, override, l
         reprolab_eval.main([f"ckpt_path={ckpt}", override])
     err = capsys.readouterr().err.strip().splitlines()
     assert stop.value.code == 2 and len(err) == 1 and err[0].startswith(line)
+
+
+def test_an_override_written_as_a_flag_says_how_to_write_it():
+    assert argument_error_line(["--experiment", "cifar10/small_sgd_cpu"], "reprolab-train") == (
+        "--experiment is not an option of reprolab-train; settings are key=value overrides: "
+        "experiment=cifar10/small_sgd_cpu")  # argparse would have read it as Hydra's --experimental-rerun
+    assert argument_error_line(["x=1", "--seed=3"], "reprolab-eval").endswith("overrides: seed=3")
+    assert argument_error_line(["--ckpt_path", "-m"], "reprolab-eval").endswith("overrides: ckpt_path=...")
+
+
+def test_a_preset_named_without_its_key_says_experiment_equals():
+    assert argument_error_line(["cifar10/small_sgd_cpu"], "reprolab-train") == (
+        "'cifar10/small_sgd_cpu' names a preset; write experiment=cifar10/small_sgd_cpu")
+    assert argument_error_line(["-m", "apt/claim_enb,apt/claim_synthetic"], "p").startswith("'apt/claim_enb,apt/claim_")
+    assert argument_error_line(["cifar10/small_sgd_cpu"], "reprolab-eval", presets=False) is None
+
+
+def test_hydras_own_flags_and_their_values_pass():
+    for args in (["--cfg", "job", "experiment=x"], ["-cn", "cifar10/small_sgd_cpu"], ["--info", "searchpath"],
+                 ["-m", "seed=0,1", "--next", "-m", "seed=2"], ["--help"], ["--hydra-help"], ["--config-name=train"]):
+        assert argument_error_line(args, "reprolab-train") is None, args
+
+
+def test_the_flag_error_is_one_line_and_exit_2_through_the_console_script():
+    proc = run_cli("reprolab-train", "--experiment", "cifar10/small_sgd_cpu")  # was exit 1, "unexpected ValueError"
+    assert (proc.returncode, proc.stderr) == (2, "error: --experiment is not an option of reprolab-train; settings are "
+                                              "key=value overrides: experiment=cifar10/small_sgd_cpu; see "
+                                              "`reprolab-train --help`\n")

@@ -8,7 +8,7 @@ import uuid
 from pathlib import Path
 
 from reprolab.config import compose
-from reprolab.paths import data_root, project_root
+from reprolab.paths import data_root, other_checkout_warning, project_root
 from tests.core.cli import BIN, PYTHONPATH
 
 REPO = Path(__file__).resolve().parents[2]
@@ -95,3 +95,19 @@ def test_run_from_a_subfolder_finds_data_and_logs_under_the_root(data_dir, cifar
         assert len(runs) == 1 and set(folder.iterdir()) == before   # nothing written in the working folder
     finally:
         shutil.rmtree(REPO / "logs" / "runs" / name, ignore_errors=True)
+
+
+def test_a_run_from_inside_another_reprolab_checkout_warns_which_one_it_uses(monkeypatch, tmp_path):
+    monkeypatch.delenv("REPROLAB_ROOT", raising=False)
+    clone = make_project(tmp_path, shared=False)
+    monkeypatch.chdir(clone / "conf")
+    assert other_checkout_warning("reprolab-train") is None  # another Hydra project, not a reprolab checkout
+    (clone / "pyproject.toml").write_text('[project]\nname = "reprolab"\n')
+    assert other_checkout_warning("reprolab-train") == (
+        f"warning: reprolab-train runs the reprolab of {REPO} (its code, conf/ and logs/), not of the checkout you "
+        f"are in ({clone.resolve()}); run `pip install -e .` there, or set PYTHONPATH={clone.resolve()}/src:{clone.resolve()}")
+    monkeypatch.setenv("REPROLAB_ROOT", str(clone))  # chosen on purpose
+    assert other_checkout_warning("reprolab-train") is None
+    monkeypatch.delenv("REPROLAB_ROOT")
+    monkeypatch.chdir(REPO / "src")
+    assert other_checkout_warning("reprolab-train") is None

@@ -114,3 +114,11 @@ def test_an_experiment_typo_lists_the_papers_presets():
     assert "heteroskedastic/mve_cpu, " in preset_options(hydra_text)
     assert preset_options("In 'train': Could not find 'experiment/nopaper/x'").startswith(" (papers with presets: apt, ")
     assert preset_options("Could not find 'model/x'") == ""
+
+
+def test_an_experiment_typo_or_file_path_names_the_preset_to_write():
+    assert preset_options("Could not find 'experiment/heteroskedastic/mve_cpuu'").startswith(
+        "; did you mean experiment=heteroskedastic/mve_cpu? (its presets: heteroskedastic/")
+    assert preset_options("Could not find 'experiment/conf/experiment/heteroskedastic/mve_cpu.yaml'") == (
+        " (that is a file path: write experiment=heteroskedastic/mve_cpu)")
+    assert preset_options("Could not find 'experiment/heteroskedastic/zzz'").startswith(" (its presets: ")

@@ -21,6 +21,7 @@ from reprolab.claims.report import TOOL, merge_with_recorded, render_markdown, w
 from reprolab.claims.scorecard import write_scorecard
 from reprolab.claims.spec import ClaimsError, load_claims, papers_with_claims
 from reprolab.cli_parser import OneLineParser
+from reprolab.closed_stdout import quiet_on_closed_stdout
 from reprolab.results.markdown import write_block
 
 
@@ -60,6 +61,7 @@ def evaluate_one(source: str | Path, runs_root: Path | None, write: bool, only: 
     return body
 
 
+@quiet_on_closed_stdout
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     sources: list[str | Path] = [*args.papers, *(papers_with_claims() if args.all else []), *([args.file] if args.file else [])]

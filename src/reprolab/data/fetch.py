@@ -124,10 +124,13 @@ def folder_digest(folder: Path) -> str:
 
 
 def missing(name: str, path: Path | str, what: str | None = None) -> DatasetNotFoundError:
-    """The one-line error for a dataset that is not where the config looks: the path and the make target."""
+    """The one-line error for a dataset that is not where the config looks: the path and the make target (with
+    `DATA=<folder>` when the config looks elsewhere than the default data folder, so it fetches where it looks)."""
+    folder = Path(path).parent if Path(path).name == name else data_root()
+    target = f"make data-{name}" + ("" if folder.resolve() == data_root().resolve() else f" DATA={folder}")
     return DatasetNotFoundError(
-        f"data_dir '{path}' has no {what or name}; run `make data-{name}` (fetches and checks it into "
-        f"{data_root()}/{name}) or set REPROLAB_DATA or paths.data_dir to a folder holding {name}/")
+        f"data_dir '{path}' has no {what or name}; run `{target}` (fetches and checks it into "
+        f"{folder}/{name}) or set REPROLAB_DATA or paths.data_dir to a folder holding {name}/")
 
 
 @contextmanager

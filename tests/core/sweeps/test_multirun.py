@@ -60,6 +60,10 @@ def test_failed_runs_inside_a_sweep_are_reported_not_hidden(tmp_path, monkeypatc
     assert errors["2"] == "RuntimeError: CUDA out of memory (fake)"  # no error.txt from train.py: the callback's
     assert "seed=101" in " ".join(report["failed"][0]["overrides"])
     assert (sweep / "0" / "metrics.json").is_file()  # the finished run is kept
+    said = capsys.readouterr()  # Hydra skips on_multirun_end after a failed job: the counts are printed anyway
+    assert said.out.splitlines()[-2:] == [f"sweep report: 1 finished, 2 failed, 0 incomplete → {sweep / 'sweep_report.json'}",
+                                          "sweep jobs: 0 skipped, 0 resumed, 3 started"]
+    assert said.err.splitlines()[-1] == "error: image train/cat/7.jpg is truncated; re-extract the dataset"
 
     out = tmp_path / "table.md"
     table.main([str(sweep), "--out", str(out), "--no-curves"])

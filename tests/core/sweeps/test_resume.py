@@ -138,6 +138,10 @@ def test_skip_resume_start_on_hand_made_run_folders(tmp_path):
     (other / "checkpoints").mkdir()
     (other / "checkpoints" / "last.ckpt").write_bytes(b"x")
     (other / HASH_FILE).write_text(config_hash(cfg_of(0.2)) + "\n")
+    (other / "csv").mkdir()  # its curves go with it, not overwritten by the new run's logger
+    (other / "csv" / "metrics.csv").write_text("step,loss\n")
+    (other / ".hydra").mkdir()  # Hydra wrote this job's config here, and opened its log, before the job decides
+    (other / "train.log").write_text("appended by this job\n")
     (old / "metrics.json").write_text("{}")  # finished before hashes were recorded: not trusted
 
     assert decide_job(cfg, done) == ("skipped", done / "metrics.json")
@@ -145,6 +149,8 @@ def test_skip_resume_start_on_hand_made_run_folders(tmp_path):
     assert not (killed / "error.txt").exists()
     assert decide_job(cfg, other) == ("started", None)
     assert not (other / "checkpoints").exists() and len(list(other.glob("replaced-*/checkpoints/last.ckpt"))) == 1
+    assert len(list(other.glob("replaced-*/csv/metrics.csv"))) == 1 and not (other / "csv").exists()
+    assert (other / "train.log").read_text() == "appended by this job\n" and (other / ".hydra").is_dir()
     assert decide_job(cfg, old) == ("started", None) and not (old / "metrics.json").exists()
     assert decide_job(cfg, fresh) == ("started", None)
     assert (fresh / HASH_FILE).read_text().strip() == config_hash(cfg)

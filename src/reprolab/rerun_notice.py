@@ -1,0 +1,91 @@
+"""Why a finished sweep job re-runs when the config tree gained keys since it ran, and the command that keeps it.
+
+A job whose saved config differs from its new one only by keys the new tree added is still re-run (the safe
+default: nothing says the run was made with those values), but the sweep says so once, naming the keys with their
+new values and the `python -m reprolab.rehash … --assume key=value` that keeps the runs if they were. Hydra
+overwrites a job's `.hydra/config.yaml` before the job decides (sweep.decide_job), so `remember_finished` reads the
+finished runs' saved configs when the sweep starts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from pathlib import Path
+
+import yaml
+from omegaconf import DictConfig
+
+from reprolab.rehash import saved_config
+from reprolab.run_folder import METRICS_FILE
+from reprolab.sweep import HASH_FILE, config_hash, hashed_tree
+
+_SAVED: dict[str, tuple[str, str]] = {}  # realpath of a finished run's folder -> its config.yaml, hydra.yaml texts
+_TOLD: set[str] = set()  # the notices this sweep printed
+
+
+def remember_finished(sweep_dir: str | Path) -> None:
+    """Keep the saved config of each finished run in the sweep folder (set-aside `replaced-*` ones left out)."""
+    _SAVED.clear()
+    _TOLD.clear()
+    root = Path(sweep_dir)
+    for metrics in root.rglob(METRICS_FILE):
+        run = metrics.parent
+        config, hydra = run / ".hydra" / "config.yaml", run / ".hydra" / "hydra.yaml"
+        if any(part.startswith("replaced-") for part in run.relative_to(root).parts):
+            continue
+        if (run / HASH_FILE).is_file() and config.is_file() and hydra.is_file():
+            _SAVED[os.path.realpath(run)] = (config.read_text(), hydra.read_text())
+
+
+def added_keys(new: dict, old: dict, prefix: str = "") -> dict:
+    """Each leaf of `new` (dotted key -> value) under a key `old` lacks."""
+    added = {}
+    for key, value in new.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict) and value and isinstance(old.get(key, {}), dict):
+            added.update(added_keys(value, old.get(key, {}), dotted + "."))
+        elif key not in old:
+            added[dotted] = value
+    return added
+
+
+def as_yaml_value(value) -> str:
+    """`value` written so that rehash's `yaml.safe_load` reads it back unchanged (`1e-05` → `1.0e-05`)."""
+    if isinstance(value, float) and "e" in repr(value) and "." not in repr(value).split("e")[0]:
+        mantissa, exponent = repr(value).split("e")
+        return f"{mantissa}.0e{exponent}"
+    text = value if isinstance(value, str) else json.dumps(value)
+    return text if yaml.safe_load(text) == value else json.dumps(value)
+
+
+def rehash_command(sweep_dir: str | Path, added: dict) -> str:
+    here, folder = Path.cwd().resolve(), Path(sweep_dir).resolve()
+    folder = folder.relative_to(here) if folder.is_relative_to(here) else folder
+    flags = " ".join(f"--assume {shlex.quote(f'{key}={as_yaml_value(value)}')}" for key, value in sorted(added.items()))
+    return f"python -m reprolab.rehash {shlex.quote(str(folder))} {flags}"
+
+
+def rerun_notice(cfg: DictConfig, run_dir: str | Path, sweep_dir: str | Path, resolved: dict | None = None) -> str | None:
+    """The line to print when the finished run in `run_dir` is re-run although its saved config differs from `cfg`
+    only by added keys; None otherwise, and when this sweep already printed the same line."""
+    texts = _SAVED.get(os.path.realpath(run_dir))
+    if texts is None:
+        return None
+    try:
+        old = saved_config(*texts)
+        added = added_keys(hashed_tree(cfg, resolved), hashed_tree(old))
+        same = bool(added) and config_hash(saved_config(*texts, assume=added)) == config_hash(cfg, resolved)
+    except Exception:  # noqa: BLE001 - a saved config this tree cannot read: no notice, the job re-runs as before
+        return None
+    if not same:
+        return None
+    keys = ", ".join(f"{key}={as_yaml_value(value)}" for key, value in sorted(added.items()))
+    line = (f"note: finished runs in {sweep_dir} are re-run because their saved config lacks keys added since "
+            f"({keys}); if they were made with these values, keep them: stop this sweep (Ctrl-C), run "
+            f"`{rehash_command(sweep_dir, added)}` and rerun this command")
+    if line in _TOLD:
+        return None
+    _TOLD.add(line)
+    return line
