@@ -15,7 +15,9 @@ export PYTHONUNBUFFERED := 1
 
 help: ## List every target; then each reproduce target's compute, measured by `make plan` (PLAN.md)
 	@c=''; e=''; if [ -t 1 ]; then c='\033[36m'; e='\033[0m'; fi; \
-	  grep -hE '^[a-zA-Z0-9_%-]+:.*## ' $(MAKEFILE_LIST) | sort -u | \
+	  targets=$$(grep -hE '^[a-zA-Z0-9_%-]+:.*## ' $(MAKEFILE_LIST) | sort -u); \
+	  { for first in install demo test help; do echo "$$targets" | grep -E "^$$first:"; done; \
+	    echo "$$targets" | grep -vE '^(install|demo|test|help):'; } | \
 	  awk -v c="$$c" -v e="$$e" 'BEGIN {FS = ":.*## "}; {printf "  %s%-38s%s %s\n", c, $$1, e, $$2}'
 	@$(PY) -m reprolab.plan --help-lines
 
