@@ -35,6 +35,7 @@ ENV = "REPROLAB_COMPOSE_CACHE"
 stats = {"composed": 0, "reused": 0}  # configs merged from files / handed out as copies since reset()
 _defaults: dict[tuple, object] = {}  # (sources, config name, group overrides, flags) → DefaultsList, value overrides left out
 _composed: dict[tuple, object] = {}  # (sources, defaults list) → the merged config before any value override
+loaded: dict[tuple, object] = {}  # (sources, config path) → a config file as loaded (compose_repo), handed out as copies
 _depth = [0]  # how many `active()` contexts are open
 
 
@@ -45,6 +46,7 @@ def enabled() -> bool:
 def reset() -> None:
     _defaults.clear()
     _composed.clear()
+    loaded.clear()
 
 
 @contextlib.contextmanager
@@ -62,7 +64,7 @@ def active():
             reset()
 
 
-def _sources(repo) -> tuple:
+def sources(repo) -> tuple:
     return tuple((source.provider, source.path) for source in repo.get_sources())
 
 
@@ -85,7 +87,7 @@ def _cached_defaults_list(create):
         if not enabled():
             return create(repo, config_name, overrides_list, prepend_hydra, skip_missing)
         shaping, values = _split(repo, overrides_list)
-        key = (_sources(repo), config_name, shaping, prepend_hydra, skip_missing)
+        key = (sources(repo), config_name, shaping, prepend_hydra, skip_missing)
         if key not in _defaults:
             made = create(repo, config_name, overrides_list, prepend_hydra, skip_missing)
             kept = copy.copy(made)
@@ -105,7 +107,7 @@ def _cached_compose(compose):
     def _compose_config_from_defaults_list(self, defaults, repo):
         if not enabled():
             return compose(self, defaults=defaults, repo=repo)
-        key = (_sources(repo), tuple((d.config_path, d.package, d.primary) for d in defaults))
+        key = (sources(repo), tuple((d.config_path, d.package, d.primary) for d in defaults))
         if key in _composed:
             stats["reused"] += 1
             return copy.deepcopy(_composed[key])
