@@ -13,9 +13,10 @@ builds each job's defaults list and merges its config files anew (~0.15-0.25 s a
 - the config merged along that list (`_compose_config_from_defaults_list`), handed out as a deep copy.
 
 Anything else (another group choice, another search path) composes the normal way. The cache works only
-inside one `@hydra.main` call (one `reprolab-train` run or sweep: the next sweep of a `--next` chain, or a
-later `hydra.compose`, reads the config files again; Hydra's own compositions of the master config, to read
-`hydra.mode` and to start the sweep, share one) and empties when anything is stored in Hydra's ConfigStore.
+inside one `@hydra.main` call (one `reprolab-train` run or sweep; Hydra's own compositions of the master config,
+to read `hydra.mode` and to start the sweep, share one), or one `--next` chain of them while no config file
+changed (mtime and size, checked between calls; a later `hydra.compose` reads the files again), and empties when
+anything is stored in Hydra's ConfigStore.
 `REPROLAB_COMPOSE_CACHE=0` turns it off.
 """
 
@@ -37,6 +38,7 @@ _defaults: dict[tuple, object] = {}  # (sources, config name, group overrides, f
 _composed: dict[tuple, object] = {}  # (sources, defaults list) → the merged config before any value override
 loaded: dict[tuple, object] = {}  # (sources, config path) → a config file as loaded (compose_repo), handed out as copies
 _depth = [0]  # how many `active()` contexts are open
+_kept: dict = {"depth": 0, "signature": None}  # open `kept()` contexts; the config files as the last call left them
 
 
 def enabled() -> bool:
@@ -49,11 +51,22 @@ def reset() -> None:
     loaded.clear()
 
 
+def file_signature() -> tuple:
+    """(folder, file, mtime, size) of every file under the cached compositions' file sources (the conf tree)."""
+    folders = {path for key in (*_defaults, *_composed, *loaded) for _, path in key[0]
+               if os.path.isabs(path) and os.path.isdir(path)}
+    return tuple((root, name, stat.st_mtime_ns, stat.st_size) for folder in sorted(folders)
+                 for root, _, names in sorted(os.walk(folder)) for name in sorted(names)
+                 for stat in [os.stat(os.path.join(root, name))])
+
+
 @contextlib.contextmanager
 def active():
-    """The cache at work, empty at the start (`stats` counted from here) and emptied at the end."""
+    """The cache at work, empty at the start (`stats` counted from here) and emptied at the end; inside `kept()`
+    it starts with what the previous call left while no config file changed since."""
     if _depth[0] == 0:
-        reset()
+        if not (_kept["depth"] and _kept["signature"] == file_signature()):
+            reset()
         stats.update(composed=0, reused=0)
     _depth[0] += 1
     try:
@@ -61,6 +74,23 @@ def active():
     finally:
         _depth[0] -= 1
         if _depth[0] == 0:
+            if _kept["depth"]:
+                _kept["signature"] = file_signature()
+            else:
+                reset()
+
+
+@contextlib.contextmanager
+def kept():
+    """Several `@hydra.main` calls of one command (a `--next` chain) share the cache: each call composes the master
+    config and the group choices an earlier call composed from the files only if a file changed in between."""
+    _kept["depth"] += 1
+    try:
+        yield
+    finally:
+        _kept["depth"] -= 1
+        if _kept["depth"] == 0:
+            _kept["signature"] = None
             reset()
 
 
