@@ -24,7 +24,7 @@ from lightning.pytorch.utilities.exceptions import SIGTERMException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from reprolab import fast_yaml
+from reprolab import fast_yaml, parse_cache
 from reprolab.config import CONF_DIR
 from reprolab.config_check import check_targets, check_values
 from reprolab.device import check_device, check_world_size
@@ -254,6 +254,7 @@ def main() -> None:
 def main_one() -> None:
     compose_once()
     fast_yaml.install()  # the run folder's .hydra/*.yaml and csv/hparams.yaml through libyaml, the same text
+    parse_cache.install()  # each interpolation string parsed once, not at every resolution
     watch_sigint()
     ours = os.environ.get(_OURS) == "1"  # a DDP rank started by a run that set HYDRA_FULL_ERROR itself
     if os.environ.get("HYDRA_FULL_ERROR") == "1" and not ours:

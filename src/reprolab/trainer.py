@@ -9,7 +9,7 @@ from hydra.utils import instantiate
 from lightning.pytorch.callbacks import LearningRateMonitor, ModelCheckpoint
 from omegaconf import DictConfig
 
-from reprolab import fast_hooks, fast_log, fast_setup, fast_yaml
+from reprolab import fast_hooks, fast_log, fast_setup, fast_yaml, parse_cache
 from reprolab.device import check_world_size, world_size
 from reprolab.loggers import build_loggers, log_config
 
@@ -41,6 +41,7 @@ def build_trainer(cfg: DictConfig, resolved: dict | None = None) -> L.Trainer:
     fast_hooks.install()
     fast_setup.install()
     fast_yaml.install()
+    parse_cache.install()
     loggers = build_loggers(cfg.get("logger"))
     log_config(loggers, cfg, resolved)
     callbacks = build_callbacks(cfg.get("callbacks"), with_loggers=bool(loggers), processes=world_size(cfg.device))
