@@ -99,6 +99,11 @@ class DegBinsNet(nn.Module):
         return out
 
 
+def degradation_error(estimate: Tensor, code: Tensor) -> Tensor:
+    """Per-sample Euclidean distance ‖ĉ − c‖ between the estimated and the true degradation code (B,)."""
+    return (estimate - code).norm(dim=1)
+
+
 LOSSES = {"l1": F.l1_loss, "mse": F.mse_loss}
 
 

@@ -1,7 +1,8 @@
 # DegBins (guided depth SR with degradation-driven bins): data, paper-scale runs, CPU claim check.
 .PHONY: data-nyuv2-dsr reproduce-degbins-nyuv2-x4 reproduce-degbins-nyuv2-x8 reproduce-degbins-nyuv2-x16 \
         reproduce-degbins-nyuv2 claim-degbins claim-degbins-long degbins-degradation \
-        degbins-degradation-clean degbins-noise-batch degbins-position-x16
+        degbins-degradation-clean degbins-noise-batch degbins-position-x16 \
+        degbins-degradation-b32
 
 DEGBINS_SEEDS ?= 0
 DEGBINS_HEADS ?= degbins,degbins_regression
@@ -74,6 +75,14 @@ degbins-degradation: ## issue 14 §5 ablation: mixed-degradation training (x4/x8
 degbins-degradation-clean: ## issue 14 §5 ablation without the noisy degradation: mixed x4/x8/x16 training (LR noise alone keeps the bins at their start), unconditioned vs FiLM + degradation loss, 3 seeds; bin width/spread/entropy/range and gain (also per seed) per degradation -> RESULTS.md blocks (~9 CPU-min on 1 thread)
 	$(call degbins_ablation,claim_mixed_clean,degradation_clean)
 	$(call degbins_ablation_tables,degradation_clean,bin_width bin_spread bin_entropy bin_range gain)
+
+degbins-degradation-b32: ## issue 14 §5 ablation at batch 32 (noisy x8 alone learns there): the mixed x4/x8/x16/noisy x8 training of degbins-degradation with 4x the patches per step, same 800 steps; bin spread (primary)/width/entropy/range, RMSE, gain (also per seed), degradation-estimate error per degradation, and film - none RMSE paired by seed -> RESULTS.md blocks (~25 CPU-min on 1 thread)
+	$(call degbins_ablation,claim_mixed_b32,degradation_b32)
+	$(call degbins_ablation_tables,degradation_b32,bin_spread bin_width bin_entropy bin_range rmse gain degradation_error)
+	$(TABLE) logs/claims/degbins/degradation_b32_none logs/claims/degbins/degradation_b32_film --group-by model.degradation_condition seed \
+	  --no-curves --digits 5 --results experiments/degbins/RESULTS.md --name degradation_b32_spread_per_seed \
+	  --metric $(addprefix test/bin_spread_,$(DEGBINS_TEST_SETS))
+	$(CLAIMS) --file experiments/degbins/degradation_b32.yaml --no-write
 
 # Why LR noise keeps the head at bicubic (RESULTS.md, "Why the noisy runs stay at their zero start"): noisy x8 alone at the
 # long budget (800 steps), bins-3 and regression at batch 8, and bins-3 at batch 32 (same steps, 4x the patches per step).

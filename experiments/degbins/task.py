@@ -8,7 +8,8 @@ weight); `val/rmse` (mean over every val image, the monitor) and `val/rmse_<set>
 `test/rmse_bicubic_<set>` for each test set, and for the bins head `test/bin_width_<set>` (mean over pixels of
 Σ_k p_k·width_k of the last stage, 0–255 depth units; flat to first order around uniform bins),
 `test/bin_range_<set>` (its half-range s) and `test/bin_spread_<set>` (std of the bin distribution), same units, and
-`test/bin_entropy_<set>` (mean entropy of the bin distribution, nats; log N at uniform bins).
+`test/bin_entropy_<set>` (mean entropy of the bin distribution, nats; log N at uniform bins); with a degradation
+estimate, `test/degradation_error_<set>` = ‖ĉ − c‖ (`model.degradation_error`, code units).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import torch.nn.functional as F
 
 from experiments.degbins.heads import bin_spread, expected_bin_width
 from experiments.degbins.metrics import dsr_rmse
-from experiments.degbins.model import stage_loss
+from experiments.degbins.model import degradation_error, stage_loss
 from reprolab.errors import ConfigError
 from reprolab.task import Task
 
@@ -78,6 +79,9 @@ class DepthSRTask(Task):
                 self.log(f"test/bin_range_{name}", self.loss_scale * out["ranges"][-1].mean(), **kw)
                 self.log(f"test/bin_spread_{name}", self.loss_scale * bin_spread(out["probs"], out["centers"]).mean(), **kw)
                 self.log(f"test/bin_entropy_{name}", out["entropy"].mean(), **kw)
+            if out.get("degradation_code") is not None:
+                error = degradation_error(out["degradation_estimate"], out["degradation_code"]).mean()
+                self.log(f"test/degradation_error_{name}", error, **kw)
 
     def validation_step(self, batch, batch_idx):
         self._evaluate(batch, "val")

@@ -11,7 +11,7 @@ from PIL import Image
 from experiments.degbins.datamodule import DepthSRDataModule
 from experiments.degbins.degrade import MixedPatchDataset, PatchDataset, bicubic_resize, make_sample
 from experiments.degbins.heads import bin_spread, expected_bin_width
-from experiments.degbins.model import DegBinsNet, count_parameters, degradation_code
+from experiments.degbins.model import DegBinsNet, count_parameters, degradation_code, degradation_error
 from experiments.degbins.sets import read_folder_set
 from experiments.degbins.task import DepthSRTask
 from reprolab.errors import ConfigError
@@ -125,3 +125,9 @@ def test_degradation_loss_needs_the_estimator_and_trains_it():
     out = net(batch["rgb"], batch["lr"], batch["degradation"])
     aux = torch.nn.functional.mse_loss(out["degradation_estimate"], out["degradation_code"])
     assert float(task.training_step(batch, 0).detach()) == pytest.approx(float(depth_only + aux), rel=1e-5)
+
+
+def test_degradation_error_is_the_distance_between_codes_by_hand():
+    estimate = torch.tensor([[0.5, 0.0], [0.75, 0.1], [1.3, -0.4]])
+    code = degradation_code(torch.tensor([[4.0, 0.0], [8.0, 0.0], [16.0, 0.0]]))  # (0.5, 0), (0.75, 0), (1, 0)
+    assert degradation_error(estimate, code).tolist() == pytest.approx([0.0, 0.1, 0.5])  # 3-4-5 triangle

@@ -79,3 +79,28 @@ def test_degradation_ablation_preset_mixes_degradations_and_conditions_the_bins(
     assert clean.data.test_degradations == mixed.data.test_degradations  # still scored under noisy x8
     for key in ("model", "optimizer", "scheduler", "task", "trainer"):
         assert clean[key] == mixed[key], key
+
+
+def test_batch_32_ablation_preset_is_the_mixed_ablation_with_4x_the_patches_per_step(tmp_path):
+    mixed = compose(["experiment=degbins/claim_mixed", "logger=none"], output_dir=tmp_path)
+    b32 = compose(["experiment=degbins/claim_mixed_b32", "logger=none"], output_dir=tmp_path)
+    assert b32.data.batch_size == 32 and b32.data.patches_per_epoch // b32.data.batch_size == 800
+    assert {k: v for k, v in b32.data.items() if k not in ("batch_size", "patches_per_epoch")} == \
+        {k: v for k, v in mixed.data.items() if k not in ("batch_size", "patches_per_epoch")}
+    for key in ("model", "optimizer", "scheduler", "task", "trainer"):
+        assert b32[key] == mixed[key], key
+    assert b32.setting == "claim_mixed_b32"
+
+
+@pytest.mark.parametrize("arm", ["film", "none"])
+def test_film_arm_logs_its_degradation_estimate_error_per_test_degradation(arm, data_dir, tmp_path):
+    none = ["model.degradation_condition=none", "model.estimate_degradation=false", "task.degradation_loss_weight=0"]
+    cfg = compose(["experiment=degbins/claim_mixed_b32", f"paths.data_dir={data_dir}", "debug=fdr", "logger=none",
+                   "print_config=false", *(none if arm == "none" else [])], output_dir=tmp_path)
+    metrics = run(cfg)
+    errors = {k: v for k, v in metrics.items() if k.startswith("test/degradation_error_")}
+    assert any(k.startswith("test/bin_spread_") for k in metrics), metrics
+    if arm == "none":
+        assert not errors  # no estimator, nothing to score
+    else:
+        assert errors and all(v >= 0.0 for v in errors.values()), metrics
