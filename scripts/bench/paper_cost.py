@@ -1,7 +1,7 @@
 """The CPU cost of a slice of `make claim-<paper>` on the trainer path against the plain loop it replaced.
 
     python scripts/bench/paper_cost.py --paper apt|degradequery|deepfakegenome [--rounds 2]
-                                       [--arms plain,before,after] [--before 69fe7e2] [--chain-before]
+                                       [--arms plain,before,after] [--before 69fe7e2] [--chain-before] [--seeds 0,1,2]
 
 Each slice runs three ways, each arm as child processes, interleaved round by round:
 
@@ -16,13 +16,17 @@ Both trainer arms run the claim's presets with the same jobs, seeds, steps / epo
 plain loop; where the claim protocol differs from the plain loop's, an override matches them and the
 printout says which. Cost = user+sys CPU time of the children (interpreter, imports, Hydra, Lightning,
 training). Prints each arm's median over rounds, the ratios, and whether the trainer arms' metrics.json
-agree to the bit run by run.
+agree to the bit run by run. Every child runs under `step_count.py`, which counts `optimizer.step()` calls (torch's
+global step hook): where the arms take different numbers of steps (DegradeQuery's early stopping on different batch
+draws), the printout gives each arm's steps and CPU per step beside the totals. `--seeds` runs a slice whose jobs
+are per seed (DegradeQuery) over more seeds, so such differences average out.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -36,6 +40,7 @@ from hetero_cost import metrics_by_run  # noqa: E402
 from reprolab.paths import data_root  # noqa: E402
 
 BEFORE = "69fe7e2"  # main before this cost pass (issue 12, item 3)
+STEP_COUNT = Path(__file__).resolve().parent / "step_count.py"
 
 
 @dataclass(frozen=True)
@@ -62,12 +67,12 @@ import torch
 torch.set_num_threads(1)
 from experiments.degradequery.claim import ClaimConfig, NeuralModels, run_split
 from experiments.degradequery.data import load_protac8k
-cfg = ClaimConfig(seeds=(0,), splits=("official",), models=("degradequery", "no_pretrain", "molecule_only"))
+cfg = ClaimConfig(seeds=({seeds},), splits=("official",), models=("degradequery", "no_pretrain", "molecule_only"))
 neural = NeuralModels(load_protac8k("{data}"), cfg)
 for seed in cfg.seeds:
     run_split(neural, "official", seed, {{}})
 """
-DQ_COMMON = ["seed=0", "++data.split=official", "print_config=false", "paths.data_dir={data}",
+DQ_COMMON = ["seed={seeds}", "++data.split=official", "print_config=false", "paths.data_dir={data}",
              "paths.log_dir={root}", "paths.cache_dir={cache}"]  # round 0 fills the ECFP cache, later rounds read it
 
 DFG_PLAIN_SETUP = """
@@ -97,7 +102,7 @@ SLICES = {
                  "hydra.sweep.dir={root}/claims/degradequery/pretrain", "hydra.sweep.subdir=${{data.split}}-${{seed}}"],
                 ["experiment=degradequery/main,degradequery/no_pretrain,degradequery/molecule_only", *DQ_COMMON,
                  "hydra.sweep.dir={root}/official"]),
-        jobs="official split, the 3 network arms (main with its pretraining, no_pretrain, molecule_only), seed 0",
+        jobs="official split, the 3 network arms (main with its pretraining, no_pretrain, molecule_only), seeds {seeds}",
         protocol="same protocol: 500 pretraining steps; fine-tuning <= 60 epochs, validation AUROC every epoch, "
                  "early stopping (patience 12), best epoch tested; the runs' epoch counts differ (different batch "
                  "draws). The forest arms are left out: the trainer's now fit 5-fold CV (a changed protocol), and "
@@ -126,13 +131,15 @@ def tree_env(tree: Path) -> dict:
 
 def arm_commands(arm: str, sl: Slice, fmt: dict, chain_before: bool = False) -> list[list[str]]:
     """plain: one process; before: one `reprolab-train -m` per sweep (chained with `chain_before`); after: the
-    sweeps chained in one process (`--next`, reprolab/sweep_chain.py), as the claim targets now run them."""
+    sweeps chained in one process (`--next`, reprolab/sweep_chain.py), as the claim targets now run them. Each runs
+    under step_count.py."""
+    counted = [sys.executable, str(STEP_COUNT)]
     if arm == "plain":
-        return [[sys.executable, "-c", sl.plain.format(**fmt)]]
+        return [[*counted, "-c", sl.plain.format(**fmt)]]
     sweeps = [["-m", *(o.format(**fmt) for o in sweep)] for sweep in sl.sweeps]
     if arm == "after" or (arm == "before" and chain_before):
         sweeps = [[arg for sweep in sweeps for arg in ["--next", *sweep]][1:]]
-    return [[sys.executable, "-m", "reprolab.train", *sweep] for sweep in sweeps]
+    return [[*counted, "-m", "reprolab.train", *sweep] for sweep in sweeps]
 
 
 def prepare(sl: Slice, trees: dict, fmt: dict) -> None:
@@ -149,10 +156,28 @@ def load_average() -> str:
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def report(paper: str, sl: Slice, arms: list[str], cpu: dict, rounds: int, differ: list | None, n_runs: int) -> None:
-    print(f"\n{paper}: {sl.jobs}\nprotocol: {sl.protocol}\nCPU = user+sys of the children (OMP_NUM_THREADS=1), "
-          f"median of {rounds} rounds; ratio to {arms[0]}; load average at the end {load_average()}\n")
+def read_steps(path: Path) -> int:
+    """The optimizer steps step_count.py recorded for one arm's children (0 when none ran)."""
+    return sum(int(line) for line in path.read_text().split()) if path.exists() else 0
+
+
+def print_steps_table(arms: list[str], cpu: dict, steps: dict) -> None:
+    """Each arm's optimizer steps (median over rounds) and CPU per step, beside the totals: the like-for-like figure
+    where the arms do not take the same steps (the headline ratio stays the total)."""
+    ref = statistics.median(cpu[arms[0]]) / max(statistics.median(steps[arms[0]]), 1)
+    print("\n| arm | optimizer steps (median) | CPU per optimizer step | ratio |\n|---|---|---|---|")
+    for arm in arms:
+        per_step = statistics.median(cpu[arm]) / max(statistics.median(steps[arm]), 1)
+        print(f"| {arm} | {statistics.median(steps[arm]):.0f} | {per_step * 1e3:.2f} ms | {per_step / ref:.3f} |")
+
+
+def report(paper: str, sl: Slice, arms: list[str], cpu: dict, rounds: int, differ: list | None, n_runs: int,
+           steps: dict | None = None, seeds: str = "0") -> None:
+    print(f"\n{paper}: {sl.jobs.replace('{seeds}', seeds)}\nprotocol: {sl.protocol}\nCPU = user+sys of the children "
+          f"(OMP_NUM_THREADS=1), median of {rounds} rounds; ratio to {arms[0]}; load average at the end {load_average()}\n")
     print_cpu_table(arms, cpu)
+    if steps:
+        print_steps_table(arms, cpu, steps)
     if differ is not None:
         print(f"\nmetrics.json, before vs after: {n_runs} runs, {len(differ)} differ"
               + (f": {', '.join(differ)}" if differ else " (bit-identical)"))
@@ -166,27 +191,34 @@ def main() -> None:
     parser.add_argument("--before", default=BEFORE, help="git revision of the 'before' trainer arm")
     parser.add_argument("--chain-before", action="store_true", help="chain the before arm's sweeps as the after arm's")
     parser.add_argument("--data-dir", default=str(data_root()))
+    parser.add_argument("--seeds", default="0", help="degradequery: the seeds its slice runs (e.g. 0,1,2)")
     args = parser.parse_args()
     sl, arms = SLICES[args.paper], args.arms.split(",")
+    if args.seeds != "0" and "{seeds}" not in sl.plain:
+        parser.error(f"--seeds: the {args.paper} slice has fixed seeds")
     revs = {arm: rev for arm, rev in (("plain", sl.plain_rev), ("before", args.before)) if arm in arms}
     cpu: dict[str, list[float]] = {arm: [] for arm in arms}
+    steps: dict[str, list[int]] = {arm: [] for arm in arms}
     with tempfile.TemporaryDirectory(prefix="paper-cost-") as tmp, checkouts(revs, Path(tmp)) as trees:
         trees["after"] = REPO_ROOT
-        fmt = {"data": args.data_dir, "cache": f"{tmp}/cache"}
+        fmt = {"data": args.data_dir, "cache": f"{tmp}/cache", "seeds": args.seeds}
         prepare(sl, trees, fmt)
         for r in range(args.rounds):
             for arm in arms:
-                total = 0.0
+                total, counted = 0.0, Path(tmp) / f"steps-{arm}-{r}.txt"
+                env = {**tree_env(trees[arm]), "REPROLAB_STEP_COUNT": str(counted)}
                 for cmd in arm_commands(arm, sl, {**fmt, "root": f"{tmp}/runs/{arm}-{r}"}, args.chain_before):
-                    total += child_cpu(cmd, trees[arm], tree_env(trees[arm]))[0]
+                    total += child_cpu(cmd, trees[arm], env)[0]
                 cpu[arm].append(total)
-                print(f"round {r}: {arm:6s} {total:7.1f} s CPU (load {load_average()})", flush=True)
+                steps[arm].append(read_steps(counted))
+                print(f"round {r}: {arm:6s} {total:7.1f} s CPU, {steps[arm][-1]} optimizer steps (load {load_average()})",
+                      flush=True)
         runs = {arm: metrics_by_run(Path(tmp) / "runs" / f"{arm}-0") for arm in ("before", "after") if arm in arms}
     differ = None
     if len(runs) == 2:
         differ = [run for run in runs["after"] if runs["after"][run] != runs["before"].get(run)]
         differ += [run for run in runs["before"] if run not in runs["after"]]
-    report(args.paper, sl, arms, cpu, args.rounds, differ, len(runs.get("after", {})))
+    report(args.paper, sl, arms, cpu, args.rounds, differ, len(runs.get("after", {})), steps, args.seeds)
 
 
 if __name__ == "__main__":

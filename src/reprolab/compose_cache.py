@@ -13,9 +13,10 @@ builds each job's defaults list and merges its config files anew (~0.15-0.25 s a
 - the config merged along that list (`_compose_config_from_defaults_list`), handed out as a deep copy.
 
 Anything else (another group choice, another search path) composes the normal way. The cache works only
-inside one `@hydra.main` call (one `reprolab-train` run or sweep: the next sweep of a `--next` chain, or a
-later `hydra.compose`, reads the config files again; Hydra's own compositions of the master config, to read
-`hydra.mode` and to start the sweep, share one) and empties when anything is stored in Hydra's ConfigStore.
+inside one `@hydra.main` call (one `reprolab-train` run or sweep; Hydra's own compositions of the master config,
+to read `hydra.mode` and to start the sweep, share one), or one `--next` chain of them while no config file
+changed (mtime and size, checked between calls; a later `hydra.compose` reads the files again), and empties when
+anything is stored in Hydra's ConfigStore.
 `REPROLAB_COMPOSE_CACHE=0` turns it off.
 """
 
@@ -35,7 +36,9 @@ ENV = "REPROLAB_COMPOSE_CACHE"
 stats = {"composed": 0, "reused": 0}  # configs merged from files / handed out as copies since reset()
 _defaults: dict[tuple, object] = {}  # (sources, config name, group overrides, flags) → DefaultsList, value overrides left out
 _composed: dict[tuple, object] = {}  # (sources, defaults list) → the merged config before any value override
+loaded: dict[tuple, object] = {}  # (sources, config path) → a config file as loaded (compose_repo), handed out as copies
 _depth = [0]  # how many `active()` contexts are open
+_kept: dict = {"depth": 0, "signature": None}  # open `kept()` contexts; the config files as the last call left them
 
 
 def enabled() -> bool:
@@ -45,13 +48,25 @@ def enabled() -> bool:
 def reset() -> None:
     _defaults.clear()
     _composed.clear()
+    loaded.clear()
+
+
+def file_signature() -> tuple:
+    """(folder, file, mtime, size) of every file under the cached compositions' file sources (the conf tree)."""
+    folders = {path for key in (*_defaults, *_composed, *loaded) for _, path in key[0]
+               if os.path.isabs(path) and os.path.isdir(path)}
+    return tuple((root, name, stat.st_mtime_ns, stat.st_size) for folder in sorted(folders)
+                 for root, _, names in sorted(os.walk(folder)) for name in sorted(names)
+                 for stat in [os.stat(os.path.join(root, name))])
 
 
 @contextlib.contextmanager
 def active():
-    """The cache at work, empty at the start (`stats` counted from here) and emptied at the end."""
+    """The cache at work, empty at the start (`stats` counted from here) and emptied at the end; inside `kept()`
+    it starts with what the previous call left while no config file changed since."""
     if _depth[0] == 0:
-        reset()
+        if not (_kept["depth"] and _kept["signature"] == file_signature()):
+            reset()
         stats.update(composed=0, reused=0)
     _depth[0] += 1
     try:
@@ -59,10 +74,27 @@ def active():
     finally:
         _depth[0] -= 1
         if _depth[0] == 0:
+            if _kept["depth"]:
+                _kept["signature"] = file_signature()
+            else:
+                reset()
+
+
+@contextlib.contextmanager
+def kept():
+    """Several `@hydra.main` calls of one command (a `--next` chain) share the cache: each call composes the master
+    config and the group choices an earlier call composed from the files only if a file changed in between."""
+    _kept["depth"] += 1
+    try:
+        yield
+    finally:
+        _kept["depth"] -= 1
+        if _kept["depth"] == 0:
+            _kept["signature"] = None
             reset()
 
 
-def _sources(repo) -> tuple:
+def sources(repo) -> tuple:
     return tuple((source.provider, source.path) for source in repo.get_sources())
 
 
@@ -85,7 +117,7 @@ def _cached_defaults_list(create):
         if not enabled():
             return create(repo, config_name, overrides_list, prepend_hydra, skip_missing)
         shaping, values = _split(repo, overrides_list)
-        key = (_sources(repo), config_name, shaping, prepend_hydra, skip_missing)
+        key = (sources(repo), config_name, shaping, prepend_hydra, skip_missing)
         if key not in _defaults:
             made = create(repo, config_name, overrides_list, prepend_hydra, skip_missing)
             kept = copy.copy(made)
@@ -105,7 +137,7 @@ def _cached_compose(compose):
     def _compose_config_from_defaults_list(self, defaults, repo):
         if not enabled():
             return compose(self, defaults=defaults, repo=repo)
-        key = (_sources(repo), tuple((d.config_path, d.package, d.primary) for d in defaults))
+        key = (sources(repo), tuple((d.config_path, d.package, d.primary) for d in defaults))
         if key in _composed:
             stats["reused"] += 1
             return copy.deepcopy(_composed[key])

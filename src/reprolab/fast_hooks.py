@@ -17,7 +17,8 @@ their default bodies run directly: the batch as it is, `move_data_to_device(batc
 The Trainer's stage flags (`trainer.training`, ... read ~17 times a step) compare the stage by identity when it
 is a `RunningStage` member or None, which is what `LightningEnum.__eq__`'s case-folded string comparison answers
 for them (~1 µs each); any other stage value still goes through `==`.
-The copied dispatchers are Lightning 2.6's: under another Lightning version, or with `REPROLAB_FAST_HOOKS=0`,
+`Trainer.enable_validation`, read at every step, tests `limit_val_batches > 0` first (two `is_overridden` look-ups
+less a step when nothing is validated). The copied dispatchers are Lightning 2.6's: under another Lightning version, or with `REPROLAB_FAST_HOOKS=0`,
 `install` leaves Lightning's own in place.
 """
 
@@ -39,6 +40,7 @@ from lightning.pytorch.profilers import PassThroughProfiler
 from lightning.pytorch.trainer import Trainer, call
 from lightning.pytorch.trainer.states import RunningStage
 from lightning.pytorch.utilities import move_data_to_device, signature_utils
+from lightning.pytorch.utilities.model_helpers import is_overridden
 
 _EMPTY_OPS = {"RESUME", "NOP", "RETURN_VALUE"}  # plus LOAD_CONST / RETURN_CONST of None
 
@@ -177,6 +179,13 @@ STAGE_FLAGS = {"training": RunningStage.TRAINING, "testing": RunningStage.TESTIN
                "sanity_checking": RunningStage.SANITY_CHECKING}
 
 
+def _enable_validation(trainer) -> bool:
+    """`Trainer.enable_validation` (read at every training step) with its cheapest condition first: the same three
+    side-effect-free conditions, so a run with `limit_val_batches=0` skips the two `is_overridden` look-ups."""
+    return (trainer.limit_val_batches > 0 and trainer.fit_loop.epoch_loop.val_loop._data_source.is_defined()
+            and is_overridden("validation_step", trainer.lightning_module))
+
+
 def _stage_flag(member: RunningStage):
     def flag(trainer) -> bool:
         stage = trainer.state.stage
@@ -227,6 +236,8 @@ def install() -> None:
                       is_param_in_hook_signature=signature_utils.is_param_in_hook_signature,
                       _call_batch_hook=LightningModule._call_batch_hook)
     LightningModule._call_batch_hook = _call_batch_hook
+    _lightning["enable_validation"] = Trainer.enable_validation
+    Trainer.enable_validation = property(_enable_validation, doc=Trainer.enable_validation.__doc__)
     for name, member in STAGE_FLAGS.items():
         _lightning[name] = getattr(Trainer, name)
         setattr(Trainer, name, property(_stage_flag(member), _lightning[name].fset, doc=_lightning[name].__doc__))

@@ -138,11 +138,12 @@ def redact(value):
     return mask_text(value) if isinstance(value, str) else value
 
 
-def log_config(loggers: list, cfg: DictConfig) -> None:
-    """Send the resolved, redacted config to every logger as hyper-parameters (no logger: nothing resolved)."""
+def log_config(loggers: list, cfg: DictConfig, resolved: dict | None = None) -> None:
+    """Send the resolved, redacted config to every logger as hyper-parameters (no logger: nothing resolved);
+    `resolved`: `cfg` already resolved to a container (not resolved again)."""
     if not loggers:
         return
-    resolved = redact(OmegaConf.to_container(cfg, resolve=True))
+    resolved = redact(OmegaConf.to_container(cfg, resolve=True) if resolved is None else resolved)
     for logger in loggers:
         logger.log_hyperparams(resolved)
 

@@ -25,8 +25,9 @@ def build_task(cfg: DictConfig) -> L.LightningModule:
     return task
 
 
-def build_run(cfg: DictConfig) -> tuple[L.LightningDataModule, L.LightningModule, L.Trainer]:
-    """Datamodule, task and trainer of `cfg`; a constructor that rejects a config value raises a one-line ConfigError."""
+def build_run(cfg: DictConfig, resolved: dict | None = None) -> tuple[L.LightningDataModule, L.LightningModule, L.Trainer]:
+    """Datamodule, task and trainer of `cfg`; a constructor that rejects a config value raises a one-line ConfigError.
+    `resolved`: `cfg` already resolved to a container, for the loggers' hyper-parameters."""
     check_device(cfg.device)
     route_library_logs()
     silence_known_noise()
@@ -35,7 +36,7 @@ def build_run(cfg: DictConfig) -> tuple[L.LightningDataModule, L.LightningModule
     try:
         datamodule = instantiate(cfg.data)
         task = build_task(cfg)
-        trainer = build_trainer(cfg)
+        trainer = build_trainer(cfg, resolved)
     except InstantiationException as err:
         converted = from_instantiation(err)
         if converted is err:

@@ -3,7 +3,8 @@
 A claim that runs several sweeps (single-task then multi-task runs, pretraining then fine-tuning) paid the
 interpreter, torch, Lightning and Hydra start-up (~5 s of CPU) once per sweep; chained, it pays them once.
 Each part runs exactly as its own `reprolab-train` call would, in order (jobs of one sweep already share a
-process, so a part sees no state a job would not); a failed part does not stop the next, as `make`'s `-`
+process, so a part sees no state a job would not; the compose cache carries over while no config file changed,
+and gives the same configs); a failed part does not stop the next, as `make`'s `-`
 prefix did, and the chain exits with the first non-zero code.
 """
 
@@ -13,6 +14,8 @@ import sys
 from collections.abc import Callable
 
 from hydra.core.global_hydra import GlobalHydra
+
+from reprolab import compose_cache
 
 SEPARATOR = "--next"
 
@@ -41,16 +44,17 @@ def run_chain(main: Callable[[], None], argv: list[str]) -> int:
         return 2
     first_failure = 0
     try:
-        for call in calls:
-            sys.argv = [argv[0], *call]
-            GlobalHydra.instance().clear()
-            try:
-                main()
-                code = 0
-            except SystemExit as stop:
-                code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
-            if code and not first_failure:
-                first_failure = code
+        with compose_cache.kept():  # a later part reuses what an earlier one composed (while no config file changed)
+            for call in calls:
+                sys.argv = [argv[0], *call]
+                GlobalHydra.instance().clear()
+                try:
+                    main()
+                    code = 0
+                except SystemExit as stop:
+                    code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+                if code and not first_failure:
+                    first_failure = code
     finally:
         sys.argv = argv
     return first_failure

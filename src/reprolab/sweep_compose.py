@@ -4,7 +4,8 @@ Hydra's basic sweeper composes every job's config to check the batch before laun
 composes the same overrides again to run it (~0.2 s a job: a fifth of a small claim job). `compose_once`
 keeps each config the check composed and hands it, once, to the launcher; the early check of the whole
 batch stays, and every other caller (another sweeper, a repeated job) composes as before. It also installs
-`compose_cache` (a job whose group choices an earlier job of the sweep had reuses that composition).
+`compose_cache` (a job whose group choices an earlier job of the sweep had reuses that composition) and
+`compose_repo` (Hydra's repository copied for a composition only when that composition changes it).
 """
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ from hydra._internal.config_loader_impl import ConfigLoaderImpl
 from hydra.plugins.sweeper import Sweeper
 
 from reprolab.compose_cache import install_compose_cache
+from reprolab.compose_repo import install_lazy_repo_copy
 
 
 def compose_once() -> None:
-    """Install the hand-over on Hydra's config loader and sweeper (idempotent), and the compose cache."""
+    """Install the hand-over on Hydra's config loader and sweeper (idempotent), the compose cache, and the
+    repository copy made only when needed."""
     install_compose_cache()
+    install_lazy_repo_copy()
     if getattr(ConfigLoaderImpl.load_sweep_config, "reprolab_once", False):
         return
     load, validate = ConfigLoaderImpl.load_sweep_config, Sweeper.validate_batch_is_legal

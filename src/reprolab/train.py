@@ -25,6 +25,7 @@ from lightning.pytorch.utilities.exceptions import SIGTERMException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from reprolab import fast_yaml, parse_cache
 from reprolab.closed_stdout import exit_closed_stdout, is_closed_pipe, quiet_on_closed_stdout
 from reprolab.config import CONF_DIR
 from reprolab.config_check import check_targets, check_values
@@ -97,10 +98,11 @@ def test_best(trainer: L.Trainer, task: L.LightningModule, datamodule) -> tuple[
     return results, best
 
 
-def run(cfg: DictConfig) -> dict[str, float]:
-    """Train and test one configuration; returns the metrics also written to `metrics.json`."""
+def run(cfg: DictConfig, resolved: dict | None = None) -> dict[str, float]:
+    """Train and test one configuration; returns the metrics also written to `metrics.json`. `resolved`: `cfg`
+    already resolved (check_config's), logged as the hyper-parameters instead of resolving it again."""
     check_resume(cfg)
-    datamodule, task, trainer = build_run(cfg)
+    datamodule, task, trainer = build_run(cfg, resolved)
     metrics = fit(cfg, trainer, task, datamodule)
     if cfg.get("test_after_fit", True):
         test_metrics, best = test_best(trainer, task, datamodule)
@@ -151,11 +153,11 @@ def resume_or_skip(cfg: DictConfig, resolved: dict | None = None) -> dict | None
     return None
 
 
-def run_until_sigterm(cfg: DictConfig) -> dict[str, float]:
+def run_until_sigterm(cfg: DictConfig, resolved: dict | None = None) -> dict[str, float]:
     """`run`; a SIGTERM (Lightning stops at the next step, checkpoints get written) exits 143, not 0, and the
     requeue signal (callbacks/requeue.py: last.ckpt of that step written) exits 128 + its number (SIGUSR2: 140)."""
     try:
-        return run(cfg)
+        return run(cfg, resolved)
     except SIGTERMException as stop:
         signum = getattr(stop, "signum", signal.SIGTERM)  # RequeueRequested: the scheduler's requeue signal
         last = Path(cfg.paths.output_dir) / "checkpoints" / "last.ckpt"
@@ -222,7 +224,10 @@ def _main(cfg: DictConfig) -> float | None:
         if cfg.get("print_config", True):
             print_config_tree(cfg)
         done = resume_or_skip(cfg, resolved)
-        return sweep_value(cfg, done if done is not None else run_until_sigterm(cfg))
+        if done is not None:
+            return sweep_value(cfg, done)
+        unchanged = resolved.get("ckpt_path") == cfg.get("ckpt_path")  # a resumed job's ckpt_path was set since
+        return sweep_value(cfg, run_until_sigterm(cfg, resolved if unchanged else None))
     except Exception as caught:
         err = from_os_error(from_instantiation(caught))  # a rejected config value → ConfigError, a full disk → StorageError
         user_error = isinstance(err, ReprolabError)
@@ -281,6 +286,8 @@ def main_one() -> None:
     if elsewhere:
         print(elsewhere, file=sys.stderr)
     compose_once()
+    fast_yaml.install()  # the run folder's .hydra/*.yaml and csv/hparams.yaml through libyaml, the same text
+    parse_cache.install()  # each interpolation string parsed once, not at every resolution
     watch_sigint()
     ours = os.environ.get(_OURS) == "1"  # a DDP rank started by a run that set HYDRA_FULL_ERROR itself
     if os.environ.get("HYDRA_FULL_ERROR") == "1" and not ours:

@@ -9,7 +9,7 @@ from hydra.utils import instantiate
 from lightning.pytorch.callbacks import LearningRateMonitor, ModelCheckpoint
 from omegaconf import DictConfig
 
-from reprolab import fast_hooks, fast_log, fast_setup
+from reprolab import fast_hooks, fast_log, fast_setup, fast_yaml, parse_cache
 from reprolab.device import check_world_size, world_size
 from reprolab.loggers import build_loggers, log_config
 
@@ -35,13 +35,15 @@ def progress_bar(setting) -> bool:
     return sys.stdout.isatty() if str(setting) == "auto" else bool(setting)
 
 
-def build_trainer(cfg: DictConfig) -> L.Trainer:
+def build_trainer(cfg: DictConfig, resolved: dict | None = None) -> L.Trainer:
     check_world_size(cfg)  # before a logger starts or a process is launched
     fast_log.install()
     fast_hooks.install()
     fast_setup.install()
+    fast_yaml.install()
+    parse_cache.install()
     loggers = build_loggers(cfg.get("logger"))
-    log_config(loggers, cfg)
+    log_config(loggers, cfg, resolved)
     callbacks = build_callbacks(cfg.get("callbacks"), with_loggers=bool(loggers), processes=world_size(cfg.device))
     return instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False,
                        enable_checkpointing=checkpointing(cfg.trainer, callbacks),

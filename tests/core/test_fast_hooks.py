@@ -276,3 +276,39 @@ def test_the_fast_dispatch_stays_off_under_another_lightning_or_when_turned_off(
     monkeypatch.delenv("REPROLAB_FAST_HOOKS")
     monkeypatch.setattr(fast_hooks.lightning, "__version__", "2.7.0")
     assert not fast_hooks.supported()
+
+
+class ValidatingTiny(L.LightningModule):
+    def __init__(self, with_val_step: bool):
+        super().__init__()
+        self.layer = torch.nn.Linear(2, 1)
+        if not with_val_step:
+            self.validation_step = None  # is_overridden: an instance attribute, not an overriding method
+
+    def training_step(self, batch, batch_idx):
+        return self.layer(batch[0]).sum()
+
+    def validation_step(self, batch, batch_idx):
+        return None
+
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.parameters(), lr=0.1)
+
+
+@pytest.mark.parametrize("limit", [0, 0.0, 1, 0.5])
+@pytest.mark.parametrize(("val_step", "val_loader"), [(True, True), (True, False), (False, True)])
+def test_enable_validation_answers_as_lightnings_with_the_limit_tested_first(tmp_path, limit, val_step, val_loader):
+    fast_hooks.install()
+    answers = []
+
+    class Ask(Callback):
+        def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
+            answers.append((trainer.enable_validation, fast_hooks._lightning["enable_validation"].fget(trainer)))
+
+    data = DataLoader(TensorDataset(torch.randn(4, 2)), batch_size=2)
+    trainer = L.Trainer(max_steps=2, limit_val_batches=limit, num_sanity_val_steps=0, logger=False, callbacks=[Ask()],
+                        enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False,
+                        default_root_dir=tmp_path)
+    trainer.fit(ValidatingTiny(val_step), train_dataloaders=data, val_dataloaders=data if val_loader else None)
+    assert len(answers) == 2 and all(ours == theirs for ours, theirs in answers)
+    assert answers[0][0] == (val_step and val_loader and limit > 0)

@@ -243,3 +243,20 @@ def test_the_finite_loss_check_answers_as_torch_for_any_loss(values, dtype, size
     loss = torch.tensor(values * size, dtype=dtype, requires_grad=True) * 1  # a loss with a graph behind it
     for shaped in (loss, loss[0], loss.reshape(len(values), size)):
         assert all_finite(shaped) is bool(torch.isfinite(shaped).all())
+
+
+def test_tensor_batches_open_no_profiler_range_unless_a_profiler_records(monkeypatch):
+    data = TensorDataset(torch.randn(10, 3), torch.arange(10.0))
+    opened = []
+    real = torch.autograd.profiler.record_function
+    monkeypatch.setattr(torch.autograd.profiler, "record_function", lambda *a: opened.append(a) or real(*a))
+    torch.manual_seed(0)
+    got = [batch for batch in tensor_loader(data, 4, shuffle=True)]
+    assert opened == [] and len(got) == 3
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        torch.manual_seed(0)
+        profiled = [batch for batch in tensor_loader(data, 4, shuffle=True)]
+    assert len(opened) == 4  # torch's own __next__: one range per batch and the StopIteration call
+    assert any(e.name.startswith("enumerate(DataLoader)") for e in prof.events())
+    for ours, theirs in zip(got, profiled, strict=True):
+        assert all(torch.equal(a, b) for a, b in zip(ours, theirs, strict=True))

@@ -43,7 +43,7 @@ def fake_run(cfg) -> dict:
 
 def run_train_cli(monkeypatch, *args: str) -> int:
     """`reprolab-train <args>` in this process with the stand-in run; returns the exit code."""
-    monkeypatch.setattr(train, "run", fake_run)
+    monkeypatch.setattr(train, "run", lambda cfg, resolved=None: fake_run(cfg))  # fake_run looked up per job: tests replace it
     monkeypatch.setattr(sys, "argv", ["reprolab-train", *args])
     GlobalHydra.instance().clear()
     try:
