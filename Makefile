@@ -60,8 +60,8 @@ bench-claim: ## Trainer path vs plain loop CPU cost on the tiny-LM claim grid, b
 bench-hetero: ## Heteroskedastic claim slice: CPU before/after the per-job cost fixes, metrics bit-identical (~3 min CPU)
 	$(PY) scripts/bench/hetero_cost.py
 
-bench-paper-cost: ## APT / DegradeQuery / DeepfakeGenome claim slices: plain loop vs trainer before/after the fourth cost pass, CPU + bit-identical metrics (~10 min CPU)
-	for p in apt degradequery deepfakegenome; do $(CPU1) $(PY) scripts/bench/paper_cost.py --paper $$p || exit 1; done
+bench-paper-cost: ## APT / DegradeQuery / DeepfakeGenome claim slices: plain loop vs trainer before (ef27f84, chained alike) and now, CPU + bit-identical metrics (~10 min CPU)
+	for p in apt degradequery deepfakegenome; do $(CPU1) $(PY) scripts/bench/paper_cost.py --paper $$p --before ef27f84 --chain-before || exit 1; done
 
 gpu-check: ## The GPU device group end to end (fp32, bf16, compile, DDP; AdamW vs DeltaAdamW, both 67M presets against the plan) with throughput ratios -> logs/gpu_check/gpu_check.json (1 GPU, ~6 min)
 	$(PY) scripts/bench/gpu_check.py --out logs/gpu_check
