@@ -3,40 +3,28 @@
 A job whose saved config differs from its new one only by keys the new tree added is still re-run (the safe
 default: nothing says the run was made with those values), but the sweep says so once, naming the keys with their
 new values and the `python -m reprolab.rehash … --assume key=value` that keeps the runs if they were. Hydra
-overwrites a job's `.hydra/config.yaml` before the job decides (sweep.decide_job), so `remember_finished` reads the
-finished runs' saved configs when the sweep starts.
+overwrites a job's `.hydra/config.yaml` before the job decides (sweep.decide_job), so the saved configs are those
+`finished_records` read when the sweep started.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from pathlib import Path
 
 import yaml
 from omegaconf import DictConfig
 
+from reprolab.finished_records import saved_record
 from reprolab.rehash import saved_config
-from reprolab.run_folder import METRICS_FILE
-from reprolab.sweep import HASH_FILE, config_hash, hashed_tree
+from reprolab.sweep import config_hash, hashed_tree
 
-_SAVED: dict[str, tuple[str, str]] = {}  # realpath of a finished run's folder -> its config.yaml, hydra.yaml texts
 _TOLD: set[str] = set()  # the notices this sweep printed
 
 
-def remember_finished(sweep_dir: str | Path) -> None:
-    """Keep the saved config of each finished run in the sweep folder (set-aside `replaced-*` ones left out)."""
-    _SAVED.clear()
+def forget_notices() -> None:
     _TOLD.clear()
-    root = Path(sweep_dir)
-    for metrics in root.rglob(METRICS_FILE):
-        run = metrics.parent
-        config, hydra = run / ".hydra" / "config.yaml", run / ".hydra" / "hydra.yaml"
-        if any(part.startswith("replaced-") for part in run.relative_to(root).parts):
-            continue
-        if (run / HASH_FILE).is_file() and config.is_file() and hydra.is_file():
-            _SAVED[os.path.realpath(run)] = (config.read_text(), hydra.read_text())
 
 
 def added_keys(new: dict, old: dict, prefix: str = "") -> dict:
@@ -70,9 +58,10 @@ def rehash_command(sweep_dir: str | Path, added: dict) -> str:
 def rerun_notice(cfg: DictConfig, run_dir: str | Path, sweep_dir: str | Path, resolved: dict | None = None) -> str | None:
     """The line to print when the finished run in `run_dir` is re-run although its saved config differs from `cfg`
     only by added keys; None otherwise, and when this sweep already printed the same line."""
-    texts = _SAVED.get(os.path.realpath(run_dir))
-    if texts is None:
+    record = saved_record(run_dir)
+    if record is None:
         return None
+    texts = (record["config.yaml"], record["hydra.yaml"])
     try:
         old = saved_config(*texts)
         added = added_keys(hashed_tree(cfg, resolved), hashed_tree(old))

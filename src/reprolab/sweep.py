@@ -205,8 +205,10 @@ class Sweep(SweepReport):
         self._started_at = time.time() - 1.0  # file mtimes may be coarser than time.time()
         if rank_zero_only.rank == 0:
             super().on_multirun_start(config, **kwargs)
-            from reprolab.rerun_notice import remember_finished  # it reads this module's hash
+            from reprolab.finished_records import remember_finished  # they read this module's hash
+            from reprolab.rerun_notice import forget_notices
 
+            forget_notices()
             remember_finished(config.hydra.sweep.dir)  # before Hydra writes each job's new config over its old one
         _OPEN[:] = [(self, config)]
 

@@ -39,6 +39,7 @@ from reprolab.errors import (
     from_os_error,
     one_line,
 )
+from reprolab.finished_records import restore_record
 from reprolab.interrupt import exit_interrupted, was_interrupted, watch_sigint
 from reprolab.loggers import finish_loggers
 from reprolab.override_hints import argument_error_line, override_error_line
@@ -145,6 +146,8 @@ def resume_or_skip(cfg: DictConfig, resolved: dict | None = None) -> dict | None
         if notice:
             print(notice)
     if decision == "skipped":
+        if rank_zero_only.rank == 0:
+            restore_record(cfg.paths.output_dir)  # Hydra wrote this job's .hydra/ over the finished run's record
         print(f"skipped: {path} holds this config's metrics")
         return json.loads(path.read_text())
     if decision == "resumed" and not cfg.get("ckpt_path"):
