@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import difflib
-import json
 import os
 import re
 import signal
@@ -19,7 +18,6 @@ import hydra
 import lightning as L
 from hydra.core.hydra_config import HydraConfig
 from hydra.errors import HydraException
-from hydra.types import RunMode
 from lightning.fabric.utilities.rank_zero import rank_zero_only
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 from omegaconf import DictConfig, OmegaConf
@@ -39,13 +37,11 @@ from reprolab.errors import (
     from_os_error,
     one_line,
 )
-from reprolab.finished_records import restore_record
 from reprolab.interrupt import exit_interrupted, was_interrupted, watch_sigint
 from reprolab.loggers import finish_loggers
 from reprolab.override_hints import argument_error_line, override_error_line
 from reprolab.paths import other_checkout_warning
 from reprolab.provenance import git_commit
-from reprolab.rerun_notice import rerun_notice
 from reprolab.rich_tree import print_config_tree
 from reprolab.run_builder import build_run, build_task  # noqa: F401 - build_task: importable from here as before
 from reprolab.run_folder import (
@@ -59,9 +55,10 @@ from reprolab.run_folder import (
     write_metrics,
 )
 from reprolab.safe_load import check_checkpoint
-from reprolab.sweep import decide_job, end_failed_sweep, forget_sweep, record_decision
+from reprolab.sweep import end_failed_sweep, forget_sweep
 from reprolab.sweep_chain import SEPARATOR, run_chain
 from reprolab.sweep_compose import compose_once
+from reprolab.sweep_job import in_multirun, resume_or_skip, sweep_value  # noqa: F401 - sweep_value: importable from here
 
 
 def check_resume(cfg: DictConfig) -> None:
@@ -91,7 +88,7 @@ def test_best(trainer: L.Trainer, task: L.LightningModule, datamodule) -> tuple[
     `-m` sweep prints one `test: …` line instead of Lightning's "Test metric" table (48 tables flood a sweep)."""
     ckpt = trainer.checkpoint_callback
     best = ckpt.best_model_path if ckpt is not None and ckpt.best_model_path else None
-    sweep_job = _in_multirun()
+    sweep_job = in_multirun()
     results = as_floats(merge_results(trainer.test(task, datamodule=datamodule, ckpt_path=best, weights_only=True,
                                                    verbose=not sweep_job)))
     if sweep_job and trainer.is_global_zero:
@@ -112,48 +109,10 @@ def run(cfg: DictConfig, resolved: dict | None = None) -> dict[str, float]:
     metrics.update({"seed": cfg.seed, "paper": cfg.get("paper"), "setting": cfg.get("setting"), "git_commit": git_commit()})
     if trainer.is_global_zero:
         written = write_metrics(cfg.paths.output_dir, metrics)
-        if not _in_multirun():  # a sweep's folders are in its sweep_report.json
+        if not in_multirun():  # a sweep's folders are in its sweep_report.json
             print(f"metrics written to {written}")
     finish_loggers(trainer.loggers)
     return metrics
-
-
-def sweep_value(cfg: DictConfig, metrics: dict) -> float | None:
-    """The number a sweeper optimises: the best value of `optimized_metric` over the run (its `best/` entry,
-    what the tested checkpoint scored), else its last value when no best was tracked."""
-    name = cfg.get("optimized_metric")
-    if not name:
-        return None
-    value = metrics.get(f"best/{name}", metrics.get(name))
-    return None if value is None else float(value)
-
-
-def _in_multirun() -> bool:
-    return HydraConfig.initialized() and HydraConfig.get().mode == RunMode.MULTIRUN
-
-
-def resume_or_skip(cfg: DictConfig, resolved: dict | None = None) -> dict | None:
-    """In a multirun: the recorded metrics of a job already finished with this config (skip it), else
-    None after pointing `ckpt_path` at the job's own `last.ckpt` when it has one (resume) or clearing
-    what another config left in its folder (start). `resume=false` starts every job fresh."""
-    if not _in_multirun():
-        return None
-    resume = cfg.get("resume", True)
-    decision, path = decide_job(cfg, cfg.paths.output_dir, resume=resume, resolved=resolved)
-    record_decision(cfg.paths.output_dir, decision)
-    if resume and decision == "started":  # a finished run set aside only for keys added since: say how to keep it
-        notice = rerun_notice(cfg, cfg.paths.output_dir, HydraConfig.get().sweep.dir, resolved)
-        if notice:
-            print(notice)
-    if decision == "skipped":
-        if rank_zero_only.rank == 0:
-            restore_record(cfg.paths.output_dir)  # Hydra wrote this job's .hydra/ over the finished run's record
-        print(f"skipped: {path} holds this config's metrics")
-        return json.loads(path.read_text())
-    if decision == "resumed" and not cfg.get("ckpt_path"):
-        cfg.ckpt_path = str(path)
-        print(f"resuming from {path}")
-    return None
 
 
 def run_until_sigterm(cfg: DictConfig, resolved: dict | None = None) -> dict[str, float]:
@@ -178,7 +137,7 @@ def hold_run_folder(cfg: DictConfig):
     try:
         return held_lock(cfg.paths.output_dir) or lock_run_folder(cfg.paths.output_dir)
     except RunFolderBusyError as err:
-        if _in_multirun():
+        if in_multirun():
             raise
         print(f"error: {one_line(err)}", file=sys.stderr)
         sys.exit(err.exit_code)
@@ -239,7 +198,7 @@ def _main(cfg: DictConfig) -> float | None:
         write_error(cfg.paths.output_dir, f"{type(err).__name__}: {one_line(err)}")
         if is_closed_pipe(caught):  # stdout closed by its reader (`| head`): the whole command ends, 141
             exit_closed_stdout()
-        if _in_multirun():  # the sweeper records the failure and goes on with the other runs
+        if in_multirun():  # the sweeper records the failure and goes on with the other runs
             if err is caught:
                 raise
             raise err from caught
