@@ -12,7 +12,6 @@ The scale s = mean(r²/σ̂²) over the calibration split is the NLL-optimal con
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from torch import Tensor, nn
 
 from experiments.heteroskedastic.task import GaussianRegressionTask, unpack
 from reprolab.errors import ConfigError, DatasetNotFoundError
+from reprolab.run_folder import run_checkpoint
 
 LAYERS = ("all", "last", "none")
 
@@ -105,7 +105,7 @@ def resolve_checkpoint(mean_ckpt: str | None) -> Path:
         metrics = path / "metrics.json"
         if not metrics.is_file():
             raise DatasetNotFoundError(f"mean run '{path}' has no metrics.json; {RUN_MEAN_STAGE}")
-        path = Path(json.loads(metrics.read_text())["best_ckpt"])
+        path = run_checkpoint(path)
     if not path.is_file():
         raise DatasetNotFoundError(f"no mean-network checkpoint at '{path}'; {RUN_MEAN_STAGE}")
     return path

@@ -16,7 +16,6 @@ same check: max over inner functions of the mean |cos| between ∇g_q and ∇tar
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +37,7 @@ from experiments.koopman.dictionary import (
 from experiments.koopman.edmd import EDMD, relative_prediction_error
 from reprolab.errors import ConfigError
 from reprolab.results.runs import find_runs
-from reprolab.run_folder import write_metrics
+from reprolab.run_folder import run_checkpoint, write_metrics
 
 
 def build_library(rcfg, datamodule):
@@ -54,8 +53,7 @@ def build_library(rcfg, datamodule):
 
 
 def load_model(cfg, run_dir: Path) -> torch.nn.Module:
-    metrics = json.loads((run_dir / "metrics.json").read_text())
-    ckpt = metrics.get("best_ckpt") or str(run_dir / "checkpoints" / "last.ckpt")
+    ckpt = run_checkpoint(run_dir)
     state = torch.load(ckpt, map_location="cpu", weights_only=True)["state_dict"]
     model = instantiate(cfg.model)
     model.load_state_dict({k.removeprefix("model."): v for k, v in state.items() if k.startswith("model.")})

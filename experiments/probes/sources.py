@@ -6,7 +6,6 @@ exact setting, captured with a forward hook.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import torch
@@ -15,6 +14,7 @@ from omegaconf import OmegaConf
 from torch import nn
 
 from reprolab.errors import DatasetNotFoundError
+from reprolab.run_folder import run_checkpoint
 
 
 def load_source(run_dir: str | Path) -> tuple[nn.Module, object]:
@@ -26,8 +26,7 @@ def load_source(run_dir: str | Path) -> tuple[nn.Module, object]:
                                    "('make claim-probes', or 'make reproduce-probes-mnist-transfer' for MNIST) or point "
                                    "data.sources_dir at finished source runs")
     cfg = OmegaConf.load(config)
-    metrics = json.loads((run_dir / "metrics.json").read_text()) if (run_dir / "metrics.json").exists() else {}
-    ckpt = Path(metrics.get("best_ckpt") or run_dir / "checkpoints" / "last.ckpt")
+    ckpt = run_checkpoint(run_dir)
     if not ckpt.exists():
         raise DatasetNotFoundError(f"source run '{run_dir}' has no checkpoint {ckpt}; the source run did not finish")
     state = torch.load(ckpt, map_location="cpu", weights_only=True)["state_dict"]

@@ -11,7 +11,6 @@ max(acc − agree_R, viol_pair_R − viol_pair): positive iff no classic rule is
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections import defaultdict
 from pathlib import Path
@@ -23,6 +22,7 @@ from experiments.voting import axioms
 from experiments.voting.model import parameter_count
 from experiments.voting.rules import RULES, winner_lottery
 from reprolab.errors import ConfigError
+from reprolab.run_folder import run_checkpoint
 from reprolab.task import Task
 
 CHECKS = ("condorcet", "condorcet_loser", "pareto", "participation", "monotonicity", "anonymity", "neutrality")
@@ -32,9 +32,7 @@ def load_model_weights(model: torch.nn.Module, init_from: str) -> None:
     """Weights from a finished run (its folder → the best checkpoint in metrics.json, else last.ckpt) or a .ckpt."""
     path = Path(init_from)
     if path.is_dir():
-        metrics = path / "metrics.json"
-        best = json.loads(metrics.read_text()).get("best_ckpt") if metrics.is_file() else None
-        path = path / "checkpoints" / (Path(best).name if best else "last.ckpt")
+        path = run_checkpoint(path)
     if not path.is_file():
         raise ConfigError(f"task.init_from: no checkpoint at '{path}'; run the imitation stage first (see experiments/voting/README.md)")
     state = torch.load(path, map_location="cpu", weights_only=True)["state_dict"]

@@ -65,6 +65,17 @@ def write_metrics(output_dir: str | Path, metrics: dict) -> Path:
     return write_atomic(Path(output_dir) / METRICS_FILE, json.dumps(redact(clean), indent=2, sort_keys=True))
 
 
+def run_checkpoint(run_dir: str | Path) -> Path:
+    """The checkpoint a finished run tested: `best_ckpt` of its metrics.json looked up by name in the run's own
+    `checkpoints/` first (metrics.json records an absolute path, stale once the folder is moved or copied), then at
+    the recorded path; without one, `checkpoints/last.ckpt`. The path may not exist: the caller says what to run."""
+    run_dir = Path(run_dir)
+    metrics = run_dir / METRICS_FILE
+    best = json.loads(metrics.read_text()).get("best_ckpt") if metrics.is_file() else None
+    here = run_dir / "checkpoints" / (Path(best).name if best else "last.ckpt")
+    return Path(best) if best and not here.is_file() and Path(best).is_file() else here
+
+
 def write_error(output_dir: str | Path, message: str) -> bool:
     """`error.txt`, atomically; False when it cannot be written (e.g. a full disk: the line on stderr remains)."""
     try:
