@@ -51,10 +51,52 @@ def is_plain(value) -> bool:
     return False
 
 
+def _emit(container, dumper) -> str:
+    return yaml.dump(container, default_flow_style=False, allow_unicode=True, sort_keys=False, Dumper=dumper)
+
+
 def dump(container) -> str:
     """`yaml.dump` as `OmegaConf.to_yaml` calls it, on a container `OmegaConf.to_container` made."""
-    dumper = OmegaConfCDumper if is_plain(container) else _OMEGACONF_DUMPER
-    return yaml.dump(container, default_flow_style=False, allow_unicode=True, sort_keys=False, Dumper=dumper)
+    if is_plain(container):
+        return _emit(container, OmegaConfCDumper)
+    if _one_section(container):
+        return _dump_by_parts(container)
+    return _emit(container, _OMEGACONF_DUMPER)
+
+
+_PARTS: dict[tuple[str, str, str], str] = {}  # (section, key, repr of its value) -> the lines OmegaConf's emitter wrote
+
+
+def _one_section(container) -> bool:
+    """`{name: {key: value, ...}}` with string keys: `hydra.yaml`'s shape."""
+    if type(container) is not dict or len(container) != 1:
+        return False
+    (name, section), = container.items()
+    return type(name) is str and _ascii_text(name) and name != "" and type(section) is dict and bool(section) \
+        and all(type(key) is str for key in section)
+
+
+def _dump_by_parts(container) -> str:
+    """A one-section mapping emitted one key of its section at a time, at the indentation the whole would have: the
+    plain parts by libyaml, the others (hydra.yaml's multi-line help templates, the same in every job) by OmegaConf's
+    emitter once a process. Sibling keys of a block mapping do not affect each other's text (no anchors: every
+    container `to_container` makes is a new object), so the lines joined are the whole's."""
+    (name, section), = container.items()
+    header, lines = "", []
+    for key, value in section.items():
+        part = {name: {key: value}}
+        if is_plain(part):
+            text = _emit(part, OmegaConfCDumper)
+        else:
+            memo = (name, key, repr(value))
+            if memo not in _PARTS:
+                if len(_PARTS) > 256:
+                    _PARTS.clear()
+                _PARTS[memo] = _emit(part, _OMEGACONF_DUMPER)
+            text = _PARTS[memo]
+        header, body = text.split("\n", 1)
+        lines.append(body)
+    return header + "\n" + "".join(lines)
 
 
 def to_yaml(cfg) -> str:

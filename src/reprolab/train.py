@@ -23,7 +23,7 @@ from lightning.pytorch.utilities.exceptions import SIGTERMException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from reprolab import fast_yaml, parse_cache
+from reprolab import fast_yaml, hydra_config_share, parse_cache
 from reprolab.closed_stdout import exit_closed_stdout, is_closed_pipe, quiet_on_closed_stdout
 from reprolab.config import CONF_DIR
 from reprolab.config_check import check_targets, check_values
@@ -250,6 +250,7 @@ def main_one() -> None:
     compose_once()
     fast_yaml.install()  # the run folder's .hydra/*.yaml and csv/hparams.yaml through libyaml, the same text
     parse_cache.install()  # each interpolation string parsed once, not at every resolution
+    hydra_config_share.install()  # HydraConfig holds the job's own hydra node, not two deep copies a job
     watch_sigint()
     ours = os.environ.get(_OURS) == "1"  # a DDP rank started by a run that set HYDRA_FULL_ERROR itself
     if os.environ.get("HYDRA_FULL_ERROR") == "1" and not ours:

@@ -107,3 +107,20 @@ def test_csv_hparams_that_are_not_plain_go_through_lightning(tmp_path, monkeypat
     monkeypatch.setenv("REPROLAB_FAST_YAML", "0")
     CSVLogger(tmp_path / "off", name="csv", version="").log_hyperparams({"lr": 0.1})
     assert len(lightning) == 3 and csv_logs.ExperimentWriter.log_hparams is fast_yaml.log_hparams
+
+
+def test_a_one_section_file_is_emitted_by_parts_its_unchanging_non_plain_parts_once(monkeypatch):
+    """hydra.yaml's shape: the multi-line help is emitted by OmegaConf's emitter once a process, the rest by libyaml,
+    and the joined text is OmegaConf's, also when a part's value changes."""
+    help_text = "usage:\n  reprolab-train [OPTIONS]\n" + "a long line of help " * 8 + "\n"
+    slow = []
+    real = fast_yaml._emit
+    monkeypatch.setattr(fast_yaml, "_emit", lambda data, dumper: (slow.append(1) if dumper is not fast_yaml.OmegaConfCDumper
+                                                                    else None) or real(data, dumper))
+    monkeypatch.setattr(fast_yaml, "_PARTS", {})
+    for job in range(3):
+        data = {"hydra": {"run": {"dir": f"logs/{job}"}, "help": {"template": help_text}, "job": {"num": job, "id": None}}}
+        assert fast_yaml.dump(data) == OmegaConf.to_yaml(OmegaConf.create(data))
+    assert len(slow) == 1
+    changed = {"hydra": {"help": {"template": help_text + "more\n"}, "verbose": False}}
+    assert fast_yaml.dump(changed) == OmegaConf.to_yaml(OmegaConf.create(changed)) and len(slow) == 2
