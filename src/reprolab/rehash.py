@@ -22,6 +22,7 @@ from omegaconf import DictConfig, OmegaConf
 import reprolab.config  # noqa: F401  (registers the config tree's resolvers)
 import reprolab.paths  # noqa: F401
 from reprolab.closed_stdout import quiet_on_closed_stdout
+from reprolab.results.runs import in_set_aside
 from reprolab.sweep import HASH_FILE, config_hash
 
 _HYDRA_VALUE = re.compile(r"\$\{hydra:([^}]+)\}")
@@ -89,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     counts: dict[str, int] = {}
     for folder in args.folders:
         for hash_file in sorted(folder.rglob(HASH_FILE)):
-            if not any(part.startswith("replaced-") for part in hash_file.relative_to(folder).parts):
+            if not in_set_aside(hash_file, folder):
                 outcome = rehash(hash_file.parent, assume)
                 counts[outcome] = counts.get(outcome, 0) + 1
     print(", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "no run folders with a config_hash")

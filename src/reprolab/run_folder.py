@@ -40,14 +40,14 @@ def merge_results(results: list[dict]) -> dict:
     return {key: value for result in results for key, value in result.items()}
 
 
-def write_atomic(path: str | Path, text: str) -> Path:
-    """Write `text` to a temporary file beside `path`, then rename it over `path`: a crash or a full disk
+def write_atomic(path: str | Path, text: str | bytes) -> Path:
+    """Write `text` (or bytes) to a temporary file beside `path`, then rename it over `path`: a crash or a full disk
     leaves the old file or none, never a half one (the temporary file is removed on failure)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "w") as handle:
+        with open(tmp, "wb" if isinstance(text, bytes) else "w") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())

@@ -8,8 +8,9 @@ Rerunning a sweep into the same folder (`resume=true`, the default): a job whose
 `metrics.json` from the same composed config (`config_hash`; a hash written by an older rule,
 `legacy_config_hash`, still counts and is rewritten) is skipped, one with only
 `checkpoints/last.ckpt` from the same config resumes from it, the rest start; files a job of another
-config left are moved to `replaced-<hash>/` first (a finished run whose saved config lacks only keys added since
-says once how to keep it: reprolab.rerun_notice). Each job writes its decision beside its metrics. In a
+config left are moved to `replaced-<hash>-<time>/` first, with the `.hydra/` record of the run they came from when it
+had finished (reprolab.finished_records); a finished run whose saved config lacks only keys added since says once
+how to keep it (reprolab.rerun_notice). Each job writes its decision beside its metrics. In a
 job whose ranks SLURM starts (device=ddp under hydra/launcher=slurm) every rank decides alike; rank 0 alone
 moves and writes files.
 """
@@ -27,6 +28,7 @@ from hydra.core.utils import JobReturn, JobStatus
 from lightning.pytorch.utilities import rank_zero_only
 from omegaconf import DictConfig, OmegaConf
 
+from reprolab.results.runs import SET_ASIDE_PREFIX
 from reprolab.results.sweep_report import SweepReport
 from reprolab.run_folder import ERROR_FILE, LOCK_FILE, METRICS_FILE
 
@@ -108,11 +110,14 @@ def legacy_config_hash(cfg: DictConfig, resolved: dict | None = None) -> str:
     return hashlib.sha256(json.dumps(tree, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def decide_job(cfg: DictConfig, run_dir: str | Path, resume: bool = True,
-               resolved: dict | None = None) -> tuple[str, Path | None]:
+def decide_job(cfg: DictConfig, run_dir: str | Path, resume: bool = True, resolved: dict | None = None,
+               record: dict[str, str] | None = None) -> tuple[str, Path | None]:
     """('skipped', metrics.json) | ('resumed', last.ckpt) | ('started', None) for the job of `cfg` in `run_dir`.
 
-    Files left by another config (or all of them when `resume` is false) go to `replaced-<old hash>/`.
+    Files left by another config (or all of them when `resume` is false) go to `replaced-<old hash>-<time>/`, with
+    `record` ({file name: text}, the `.hydra/` the run had when the sweep started: finished_records.saved_record) in
+    its `.hydra/`. Without one (the run had not finished, or lacked its record) the set-aside folder has no `.hydra/`.
+    Only a sweep job decides: a single run into a folder holding a finished run is refused (RunFolderLock).
     """
     run_dir = Path(run_dir)
     new = config_hash(cfg, resolved)
@@ -132,7 +137,7 @@ def decide_job(cfg: DictConfig, run_dir: str | Path, resume: bool = True,
                 (run_dir / ERROR_FILE).unlink(missing_ok=True)  # the killed attempt's error, not this run's
             return "resumed", last
     if writer:
-        _move_aside(run_dir, old or "unknown")
+        _move_aside(run_dir, old or "unknown", record)
         run_dir.mkdir(parents=True, exist_ok=True)
         hash_file.write_text(new + "\n")
     return "started", None
@@ -141,20 +146,23 @@ def decide_job(cfg: DictConfig, run_dir: str | Path, resume: bool = True,
 KEPT = (".hydra", LOCK_FILE, HASH_FILE, DECISION_FILE, ".submitit")  # this job's own (Hydra wrote `.hydra/` already)
 
 
-def _move_aside(run_dir: Path, old_hash: str) -> None:
+def _move_aside(run_dir: Path, old_hash: str, record: dict[str, str] | None = None) -> None:
     """Everything the other config's run left (metrics, checkpoints, logger folders such as `csv/` or `wandb/`, its
-    `eval/`), so that a new run neither overwrites its curves nor mixes with them. The job log (`train.log`) stays:
-    Hydra's handler already appends this job's records to it."""
+    `eval/`), so that a new run neither overwrites its curves nor mixes with them, and its `.hydra/` `record`. The
+    job log (`train.log`) stays: Hydra's handler already appends this job's records to it."""
     if not run_dir.is_dir():
         return
     stale = [path for path in run_dir.iterdir() if path.name not in KEPT and path.suffix != ".log"
-             and not path.name.startswith("replaced-")]
+             and not path.name.startswith(SET_ASIDE_PREFIX)]
     if not stale:
         return
-    dest = run_dir / f"replaced-{old_hash[:12]}-{time.strftime('%Y%m%d-%H%M%S')}"
+    dest = run_dir / f"{SET_ASIDE_PREFIX}{old_hash[:12]}-{time.strftime('%Y%m%d-%H%M%S')}"
     dest.mkdir(parents=True, exist_ok=True)
     for path in stale:
         shutil.move(str(path), str(dest / path.name))
+    for name, text in (record or {}).items():
+        Path(dest, ".hydra").mkdir(exist_ok=True)
+        Path(dest, ".hydra", name).write_text(text)
 
 
 def record_decision(run_dir: str | Path, decision: str) -> None:
@@ -208,7 +216,7 @@ class Sweep(SweepReport):
             from reprolab.finished_records import remember_finished  # they read this module's hash
             from reprolab.rerun_notice import forget_notices
 
-            forget_notices()
+            forget_notices(config.hydra.sweep.dir)
             remember_finished(config.hydra.sweep.dir)  # before Hydra writes each job's new config over its old one
         _OPEN[:] = [(self, config)]
 
@@ -222,5 +230,9 @@ class Sweep(SweepReport):
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         _OPEN.clear()
         if rank_zero_only.rank == 0:
+            from reprolab.rerun_notice import notices_after
+
             super().on_multirun_end(config, **kwargs)
+            for line in notices_after(config.hydra.sweep.dir):  # those of jobs that ran in other processes
+                print(line)
             print(decisions_line(count_decisions(config.hydra.sweep.dir, self._started_at)))

@@ -10,7 +10,7 @@ from hydra.types import RunMode
 from lightning.fabric.utilities.rank_zero import rank_zero_only
 from omegaconf import DictConfig
 
-from reprolab.finished_records import restore_record
+from reprolab.finished_records import restore_record, saved_record
 from reprolab.rerun_notice import rerun_notice
 from reprolab.sweep import decide_job, record_decision
 
@@ -35,16 +35,18 @@ def resume_or_skip(cfg: DictConfig, resolved: dict | None = None) -> dict | None
     what another config left in its folder (start). `resume=false` starts every job fresh."""
     if not in_multirun():
         return None
-    resume = cfg.get("resume", True)
-    decision, path = decide_job(cfg, cfg.paths.output_dir, resume=resume, resolved=resolved)
-    record_decision(cfg.paths.output_dir, decision)
-    if resume and decision == "started":  # a finished run set aside only for keys added since: say how to keep it
-        notice = rerun_notice(cfg, cfg.paths.output_dir, HydraConfig.get().sweep.dir, resolved)
+    resume, run_dir, sweep_dir = cfg.get("resume", True), cfg.paths.output_dir, HydraConfig.get().sweep.dir
+    decision, path = decide_job(cfg, run_dir, resume=resume, resolved=resolved,
+                                record=saved_record(run_dir, sweep_dir))  # the record a set-aside run keeps
+    record_decision(run_dir, decision)
+    writer = rank_zero_only.rank == 0
+    if writer and resume and decision == "started":  # a finished run set aside only for keys added since: say so
+        notice = rerun_notice(cfg, run_dir, sweep_dir, resolved)
         if notice:
             print(notice)
     if decision == "skipped":
-        if rank_zero_only.rank == 0:
-            restore_record(cfg.paths.output_dir)  # Hydra wrote this job's .hydra/ over the finished run's record
+        if writer:
+            restore_record(run_dir, sweep_dir)  # Hydra wrote this job's .hydra/ over the finished run's record
         print(f"skipped: {path} holds this config's metrics")
         return json.loads(path.read_text())
     if decision == "resumed" and not cfg.get("ckpt_path"):

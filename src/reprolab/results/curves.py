@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from reprolab.results.aggregate import group_key
-from reprolab.results.runs import Run
+from reprolab.results.runs import Run, in_set_aside
 from reprolab.results.wandb_log import history, run_history_files
 
 CSV_NAME = "metrics.csv"
@@ -18,13 +18,16 @@ TB_GLOB = "events.out.tfevents.*"
 
 
 def logged_frames(run: Run) -> Iterator[pd.DataFrame]:
-    """What the run logged: its CSV logger files, then its offline W&B history, then TensorBoard."""
+    """What the run logged: its CSV logger files, then its offline W&B history, then TensorBoard (not the curves of
+    an earlier config's run that a rerun sweep set aside in the folder, `replaced-*/csv/`)."""
     for csv in sorted(run.path.rglob(CSV_NAME)):
-        yield pd.read_csv(csv)
+        if not in_set_aside(csv, run.path):
+            yield pd.read_csv(csv)
     for wandb_file in run_history_files(run.path):
         yield history(wandb_file)
     for events in sorted(run.path.rglob(TB_GLOB)):
-        yield tensorboard_scalars(events)
+        if not in_set_aside(events, run.path):
+            yield tensorboard_scalars(events)
 
 
 def tensorboard_scalars(events: Path) -> pd.DataFrame:

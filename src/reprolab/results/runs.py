@@ -1,7 +1,8 @@
 """Find run folders on disk and read what each left behind: metrics, config, overrides, error.
 
 A run folder is any directory holding `.hydra/config.yaml` (what `reprolab-train` writes, single
-run or one job of a sweep). Its status follows from the files `reprolab.run_folder` writes:
+run or one job of a sweep), except under a folder a rerun sweep set aside (`replaced-*`, reprolab.sweep): that one
+keeps an earlier config's run with its own `.hydra/` record, reached only by naming it. Its status follows from the files `reprolab.run_folder` writes:
 `metrics.json` → finished, `error.txt` → failed, neither → incomplete (still running, or killed).
 """
 
@@ -23,6 +24,12 @@ HYDRA_FILE = Path(".hydra") / "hydra.yaml"
 OVERRIDES_FILE = Path(".hydra") / "overrides.yaml"
 
 FINISHED, FAILED, INCOMPLETE = "finished", "failed", "incomplete"
+SET_ASIDE_PREFIX = "replaced-"  # the name prefix of what a rerun sweep moved out of a job's way (sweep._move_aside)
+
+
+def in_set_aside(path: str | Path, root: str | Path) -> bool:
+    """Whether `path` lies in a set-aside folder below `root` (`root` itself may be one: then it was named)."""
+    return any(part.startswith(SET_ASIDE_PREFIX) for part in Path(path).relative_to(root).parts)
 
 
 @dataclass
@@ -55,13 +62,14 @@ def find_runs(paths: Iterable[str | Path]) -> list[Run]:
 
 
 def run_dirs(paths: Iterable[str | Path]) -> list[Path]:
-    """Every run folder (one holding `.hydra/config.yaml`) at or under `paths`, once each, in natural order."""
+    """Every run folder (one holding `.hydra/config.yaml`, none set aside) at or under `paths`, once each, in natural order."""
     found: dict[Path, Path] = {}
     for root in map(Path, paths):
         if not root.exists():
             raise FileNotFoundError(f"no such runs folder: {root}")
         for config in sorted(root.rglob(str(CONFIG_FILE))):
-            found.setdefault(config.parent.parent.resolve(), config.parent.parent)
+            if not in_set_aside(config, root):
+                found.setdefault(config.parent.parent.resolve(), config.parent.parent)
     return sorted(found.values(), key=lambda path: _natural_key(str(path)))
 
 
