@@ -109,7 +109,8 @@ def trial_states(db) -> list[str]:
 
 
 @pytest.mark.slow  # ~30 s: the job runs in a fresh process that imports torch and Lightning
-def test_submitit_local_launcher_runs_one_job(tmp_path, monkeypatch):
+def test_submitit_local_launcher_runs_one_job(tmp_path, monkeypatch, cifar_folder):
+    """The job process checks the preset's data folder before the stand-in runs: skipped where it is absent."""
     monkeypatch.setenv("PYTHONPATH", PYTHONPATH)  # the job process unpickles the stand-in from tests/
     code = run_train_cli(monkeypatch, *sweep_args(tmp_path, "hydra/launcher=submitit_local", "seed=3",
                                                    "hydra.launcher.timeout_min=5"))
