@@ -1,6 +1,6 @@
 """The CPU cost of a slice of `make claim-<paper>` on the trainer path against the plain loop it replaced.
 
-    python scripts/bench/paper_cost.py --paper apt|degradequery|deepfakegenome [--rounds 2]
+    python scripts/bench/paper_cost.py --paper apt|apt-whole|degradequery|deepfakegenome [--rounds 2]
                                        [--arms plain,before,after] [--before 69fe7e2] [--chain-before] [--seeds 0,1,2]
 
 Each slice runs three ways, each arm as child processes, interleaved round by round:
@@ -61,6 +61,10 @@ from experiments.apt.claim import load_problems, run_grid
 run_grid(load_problems(["enb"], "{data}"), ["ew", "pcgrad"], [0, 1, 2], log=lambda *a: None)
 """
 APT_COMMON = ["experiment=apt/claim_enb", "seed=0,1,2", "print_config=false", "paths.data_dir={data}"]
+APT_WHOLE_PLAIN = APT_PLAIN.replace('["enb"]', '["synthetic", "digits", "enb"]').replace(
+    '["ew", "pcgrad"]', '["ew", "rlw", "famo", "dbmtl", "pcgrad", "mgda", "imtl", "alignedmtl"]')
+APT_WHOLE_COMMON = ["seed=0,1,2", "print_config=false", "paths.data_dir={data}"]
+APT_WHOLE_STL = {"synthetic": "task0,task1", "digits": "left,right", "enb": "heating,cooling"}
 
 DQ_PLAIN = """
 import torch
@@ -95,6 +99,19 @@ SLICES = {
                  "hydra.sweep.dir={root}/mtl"]),
         jobs="ENB2012, {EW, PCGrad} x {adam, apt_adam, muon, apt_muon} x 3 seeds + 12 single-task runs (36 runs)",
         protocol="same protocol: 300 steps of batch 64, no validation, the final model tested (claim_enb preset)"),
+    "apt-whole": Slice(
+        plain_rev="c74dab3^",
+        plain=APT_WHOLE_PLAIN,
+        sweeps=(*([f"experiment=apt/claim_{problem}", f"task.single_task={tasks}", "optimizer=adam,muon",
+                   *APT_WHOLE_COMMON, f"hydra.sweep.dir={{root}}/stl_{problem}"]
+                  for problem, tasks in APT_WHOLE_STL.items()),
+                ["task.weighting=ew,pcgrad,mgda,imtl,dbmtl,alignedmtl,rlw,famo",
+                 "experiment=apt/claim_synthetic,apt/claim_digits,apt/claim_enb", "optimizer=adam,apt_adam,muon,apt_muon",
+                 *APT_WHOLE_COMMON, "hydra.sweep.dir={root}/mtl"]),
+        jobs="the whole claim-apt grid: synthetic, digits and ENB2012 x 8 weightings x {adam, apt_adam, muon, apt_muon} "
+             "x 3 seeds + 36 single-task runs (324 runs; tables and claims left out on both paths)",
+        protocol="same protocol per problem (claim_<problem> presets: steps, batch, lr; no validation, the final model "
+                 "tested); the plain loop also evaluated each run on validation"),
     "degradequery": Slice(
         plain_rev="d5cf258^",
         plain=DQ_PLAIN,

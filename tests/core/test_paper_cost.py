@@ -62,3 +62,23 @@ def test_cpu_per_step_is_printed_beside_the_totals(capsys):
     paper_cost.print_steps_table(["plain", "after"], {"plain": [10.0], "after": [12.0]}, {"plain": [1000], "after": [1200]})
     out = capsys.readouterr().out
     assert "| plain | 1000 | 10.00 ms | 1.000 |" in out and "| after | 1200 | 10.00 ms | 1.000 |" in out
+
+
+def _jobs(sweep: list[str]) -> int:
+    count = 1
+    for override in sweep:
+        if not override.startswith("hydra."):
+            count *= len(override.split("=", 1)[1].split(","))
+    return count
+
+
+def test_apt_whole_slice_is_the_claim_targets_grid():
+    """324 jobs like the plain grid, over the weightings `make claim-apt` sweeps (experiments/apt/targets.mk)."""
+    sl = paper_cost.SLICES["apt-whole"]
+    assert [_jobs(sweep) for sweep in sl.sweeps] == [12, 12, 12, 288]
+    targets = (REPO_ROOT / "experiments/apt/targets.mk").read_text()
+    weightings = next(line.split("?=")[1].strip() for line in targets.splitlines()
+                      if line.startswith("APT_CLAIM_WEIGHTINGS"))
+    assert f"task.weighting={weightings}" in sl.sweeps[-1]
+    for weighting in weightings.split(","):
+        assert f'"{weighting}"' in sl.plain
