@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,13 +66,19 @@ def synthetic(conflict: float = 0.8, curvature: float = 100.0, imbalance: float 
                    target_scale=std / torch.tensor([1.0, imbalance]))
 
 
-def digits(n_train: int = 3000, n_eval: int = 1000, seed: int = 0) -> Problem:
-    """Pairs of `load_digits` images side by side; task t = class of the left (t=0) / right (t=1) digit."""
+@functools.cache
+def _digit_images() -> tuple[torch.Tensor, torch.Tensor]:
+    """scikit-learn's 1,797 digits in [0, 1] and their labels, read once a process (~20 ms, paid by every sweep job);
+    callers only index them, which copies."""
     from sklearn.datasets import load_digits
 
     data = load_digits()
-    images = torch.tensor(data.images, dtype=torch.float32) / 16.0
-    labels = torch.tensor(data.target)
+    return torch.tensor(data.images, dtype=torch.float32) / 16.0, torch.tensor(data.target)
+
+
+def digits(n_train: int = 3000, n_eval: int = 1000, seed: int = 0) -> Problem:
+    """Pairs of `load_digits` images side by side; task t = class of the left (t=0) / right (t=1) digit."""
+    images, labels = _digit_images()
     pools = _split(len(labels), seed)
     rng = np.random.default_rng(seed + 1)
     x, y = {}, {}

@@ -128,3 +128,19 @@ def test_prepare_unpacks_an_archive_and_writes_the_manifest(tmp_path, monkeypatc
     bad = shutil.make_archive(str(tmp_path / "bad"), "zip", tmp_path / "src" / "nyuv2" / "val")
     with pytest.raises(CorruptDataError, match="no train/image"):
         dense.prepare("nyuv2", tmp_path / "data2", archive=bad)
+
+
+def test_digits_reads_sklearns_images_once_a_process(monkeypatch):
+    import sklearn.datasets
+    import torch
+
+    from experiments.apt import problems
+
+    problems._digit_images.cache_clear()
+    reads = []
+    real = sklearn.datasets.load_digits
+    monkeypatch.setattr(sklearn.datasets, "load_digits", lambda: reads.append(1) or real())
+    first, second = problems.digits(n_train=50, n_eval=20), problems.digits(n_train=50, n_eval=20)
+    assert len(reads) == 1
+    assert all(torch.equal(first.x[k], second.x[k]) and torch.equal(first.y[k], second.y[k]) for k in first.x)
+    problems._digit_images.cache_clear()
