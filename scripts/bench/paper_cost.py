@@ -52,6 +52,8 @@ class Slice:
     protocol: str            # how the two paths' protocols compare (printed)
     prepare: str = ""        # untimed set-up in the plain worktree (e.g. building a generated data set)
     prepare_trainer: tuple = ()  # untimed set-up command in this checkout
+    cold_cache: bool = False     # each trainer arm and round gets its own empty {cache}: it pays what the plain loop
+                                 # pays (DegradeQuery's ECFP featurisation), not an earlier arm's cached result
 
 
 APT_PLAIN = """
@@ -77,7 +79,7 @@ for seed in cfg.seeds:
     run_split(neural, "official", seed, {{}})
 """
 DQ_COMMON = ["seed={seeds}", "++data.split=official", "print_config=false", "paths.data_dir={data}",
-             "paths.log_dir={root}", "paths.cache_dir={cache}"]  # round 0 fills the ECFP cache, later rounds read it
+             "paths.log_dir={root}", "paths.cache_dir={cache}"]  # the first job fills the ECFP cache, the others read it
 
 DFG_PLAIN_SETUP = """
 import torch
@@ -115,6 +117,7 @@ SLICES = {
     "degradequery": Slice(
         plain_rev="d5cf258^",
         plain=DQ_PLAIN,
+        cold_cache=True,
         sweeps=(["experiment=degradequery/pretrain", *DQ_COMMON,
                  "hydra.sweep.dir={root}/claims/degradequery/pretrain", "hydra.sweep.subdir=${{data.split}}-${{seed}}"],
                 ["experiment=degradequery/main,degradequery/no_pretrain,degradequery/molecule_only", *DQ_COMMON,
@@ -157,6 +160,11 @@ def arm_commands(arm: str, sl: Slice, fmt: dict, chain_before: bool = False) -> 
     if arm == "after" or (arm == "before" and chain_before):
         sweeps = [[arg for sweep in sweeps for arg in ["--next", *sweep]][1:]]
     return [[*counted, "-m", "reprolab.train", *sweep] for sweep in sweeps]
+
+
+def cache_dir(sl: Slice, tmp: str, arm: str, round_: int) -> str:
+    """The {cache} of one arm's round: its own empty folder for a `cold_cache` slice, else the slice's shared one."""
+    return f"{tmp}/cache-{arm}-{round_}" if sl.cold_cache else f"{tmp}/cache"
 
 
 def prepare(sl: Slice, trees: dict, fmt: dict) -> None:
@@ -224,7 +232,9 @@ def main() -> None:
             for arm in arms:
                 total, counted = 0.0, Path(tmp) / f"steps-{arm}-{r}.txt"
                 env = {**tree_env(trees[arm]), "REPROLAB_STEP_COUNT": str(counted)}
-                for cmd in arm_commands(arm, sl, {**fmt, "root": f"{tmp}/runs/{arm}-{r}"}, args.chain_before):
+                cache = cache_dir(sl, tmp, arm, r)
+                for cmd in arm_commands(arm, sl, {**fmt, "root": f"{tmp}/runs/{arm}-{r}", "cache": cache},
+                                        args.chain_before):
                     total += child_cpu(cmd, trees[arm], env)[0]
                 cpu[arm].append(total)
                 steps[arm].append(read_steps(counted))

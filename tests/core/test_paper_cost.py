@@ -82,3 +82,11 @@ def test_apt_whole_slice_is_the_claim_targets_grid():
     assert f"task.weighting={weightings}" in sl.sweeps[-1]
     for weighting in weightings.split(","):
         assert f'"{weighting}"' in sl.plain
+
+
+def test_degradequery_trainer_arms_start_from_an_empty_featurisation_cache_each_round():
+    """Else the arm after the first reads the ECFP matrix the first one cached, which the plain loop never gets."""
+    dq, dfg = paper_cost.SLICES["degradequery"], paper_cost.SLICES["deepfakegenome"]
+    folders = {paper_cost.cache_dir(dq, "/tmp/x", arm, r) for arm in ("before", "after") for r in (0, 1)}
+    assert len(folders) == 4
+    assert paper_cost.cache_dir(dfg, "/tmp/x", "after", 1) == paper_cost.cache_dir(dfg, "/tmp/x", "before", 0)
