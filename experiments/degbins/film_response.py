@@ -3,7 +3,7 @@
     python -m experiments.degbins.film_response logs/claims/degbins/degradation_b32_film [more sweep folders ...]
 
 For every finished run with `model.degradation_condition: film` below the given folders: rebuild the model from the
-run's composed config (`.hydra/config.yaml`), load its best checkpoint (`weights_only=True`), and evaluate FiLM's
+run's composed config (`.hydra/config.yaml`) with the checkpoint it tested (`run_model.load_run_model`), and evaluate FiLM's
 (γ, β) = MLP(c) on the code c of each of the run's test degradations (`Z ← Z ⊙ (1 + γ) + β`, model.py). Prints, per
 run and degradation, mean and max |γ| (a relative gain on Z, dimensionless) and mean |β| (in Z's units), and per
 run the largest |Δγ| between ×16 and ×4 and between noisy and clean ×8. Nothing is written.
@@ -15,10 +15,9 @@ import argparse
 from pathlib import Path
 
 import torch
-from hydra.utils import instantiate
-from omegaconf import OmegaConf
 
 from experiments.degbins.model import degradation_code
+from experiments.degbins.run_model import load_run_model
 from reprolab.results.runs import find_runs
 
 
@@ -31,12 +30,8 @@ def film_modulation(film: torch.nn.Module, degradations: list[tuple[float, float
 
 
 def load_film(run_dir: Path) -> tuple[torch.nn.Module, list]:
-    """The trained FiLM module of a run and its test degradations, from the run's own config and checkpoint."""
-    cfg = OmegaConf.load(run_dir / ".hydra" / "config.yaml")
-    model = instantiate(cfg.model)
-    ckpts = sorted((run_dir / "checkpoints").glob("best-*.ckpt")) or [run_dir / "checkpoints" / "last.ckpt"]
-    state = torch.load(ckpts[-1], map_location="cpu", weights_only=True)["state_dict"]
-    model.load_state_dict({k.removeprefix("model."): v for k, v in state.items() if k.startswith("model.")})
+    """The trained FiLM module of a run and its test degradations, from the run's own config and tested checkpoint."""
+    model, cfg = load_run_model(run_dir)
     return model.film, [tuple(d) for d in cfg.data.test_degradations]
 
 
