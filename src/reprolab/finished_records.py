@@ -18,6 +18,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import sys
 from pathlib import Path
 
 from lightning.fabric.utilities.rank_zero import rank_zero_only
@@ -73,10 +74,24 @@ def _records(sweep_dir: str | Path) -> dict[str, dict[str, str]]:
     if _READ_FROM[0] != source:
         _SAVED.clear()
         if source[1] is not None:
-            runs = json.loads(gzip.decompress(path.read_bytes()))
-            _SAVED.update({os.path.realpath(Path(sweep_dir) / run): record for run, record in runs.items()})
+            _SAVED.update({os.path.realpath(Path(sweep_dir) / run): record for run, record in _read(path).items()})
         _READ_FROM[0] = source
     return _SAVED
+
+
+def _read(path: Path) -> dict[str, dict[str, str]]:
+    """The records file's runs; none (with one line on stderr) when it is unreadable: a skipped run then keeps the
+    record Hydra just wrote, as before this file existed, and the job goes on."""
+    try:
+        runs = json.loads(gzip.decompress(path.read_bytes()))
+        if isinstance(runs, dict) and all(isinstance(record, dict) for record in runs.values()):
+            return runs
+        problem = "not a mapping of run folders to records"
+    except (OSError, EOFError, ValueError, gzip.BadGzipFile) as err:
+        problem = f"{type(err).__name__}: {err}"
+    print(f"warning: {path} is unreadable ({problem}); skipped runs keep the .hydra/ record this sweep wrote. "
+          "Rerunning the sweep rewrites the file", file=sys.stderr)
+    return {}
 
 
 def saved_record(run_dir: str | Path, sweep_dir: str | Path) -> dict[str, str] | None:

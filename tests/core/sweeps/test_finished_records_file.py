@@ -104,3 +104,18 @@ def test_the_records_file_follows_each_sweep_start_and_only_rank_0_writes_it(tmp
     (run / "metrics.json").unlink()  # no finished run at the next sweep's start: no file, nothing read
     remember_finished(tmp_path / "sweep")
     assert not (tmp_path / "sweep" / RECORDS).exists() and saved_record(run, tmp_path / "sweep") is None
+
+
+@pytest.mark.parametrize("content", [b"not gzip at all", b"\x1f\x8b\x08\x00truncated", None])
+def test_an_unreadable_records_file_warns_once_and_the_job_goes_on_without_it(tmp_path, capsys, content):
+    import gzip
+
+    folder = tmp_path / "sweep"
+    folder.mkdir()
+    (folder / RECORDS).write_bytes(content if content is not None else gzip.compress(b'["a list"]'))
+    finished_records._SAVED.clear()
+    finished_records._READ_FROM[0] = None
+    assert saved_record(folder / "0", folder) is None
+    assert saved_record(folder / "1", folder) is None  # read once: one warning, not one a job
+    err = capsys.readouterr().err
+    assert err.count("warning: ") == 1 and "is unreadable" in err and "Rerunning the sweep rewrites the file" in err
