@@ -30,6 +30,7 @@ def test_unexpected_error_exits_1_with_one_line(monkeypatch, capsys):
 
     monkeypatch.delenv("HYDRA_FULL_ERROR", raising=False)
     monkeypatch.setattr(train, "hydra_main", broken)
+    monkeypatch.setattr("sys.argv", ["reprolab-train"])  # not pytest's own options
     with pytest.raises(SystemExit) as caught:
         train.main()
     assert caught.value.code == 1
@@ -44,6 +45,7 @@ def test_a_ddp_rank_inheriting_our_hydra_full_error_still_gives_one_line(monkeyp
         raise RuntimeError("boom")
 
     monkeypatch.setattr(train, "hydra_main", broken)
+    monkeypatch.setattr("sys.argv", ["reprolab-train"])  # not pytest's own options
     monkeypatch.setenv("HYDRA_FULL_ERROR", "1")
     monkeypatch.setenv("REPROLAB_SET_HYDRA_FULL_ERROR", "1")
     with pytest.raises(SystemExit) as caught:
