@@ -103,3 +103,20 @@ def test_a_search_estimator_logs_its_numeric_choice(tmp_path):
     by_hand = GridSearchCV(**search.get_params(deep=False)).fit(*(t.numpy() for t in data.parts["train"]))
     assert float(fit_trainer.callback_metrics["cv/best_C"]) == pytest.approx(by_hand.best_params_["C"])
     assert float(fit_trainer.callback_metrics["cv/best_fit_intercept"]) == float(by_hand.best_params_["fit_intercept"])
+
+
+def test_a_fast_dev_run_cross_validates_on_two_folds_and_a_real_fit_on_all(tmp_path, monkeypatch):
+    """debug=fdr is a smoke test: the out-of-fold path runs, on at most 2 folds; a real run keeps its cv_folds."""
+    import reprolab.tasks.sklearn_estimator as module
+
+    folds = []
+    real = module.cross_validated_proba
+    monkeypatch.setattr(module, "cross_validated_proba", lambda est, x, y, k, seed: folds.append(k) or real(est, x, y, k, seed))
+    for fast in (True, False):
+        task = SklearnEstimatorTask(LogisticRegression(), featurizer=BatchFeatures([0]), metrics=BinaryMetrics,
+                                    label_key=1, cv_folds=5, threshold_from="cv")
+        smoke = L.Trainer(fast_dev_run=True, logger=False, enable_progress_bar=False, enable_model_summary=False,
+                          default_root_dir=tmp_path) if fast else trainer(tmp_path)
+        smoke.fit(task, datamodule=TinyBinary(batch_size=120 if fast else 16))
+        assert 0 <= task.selection["cv/auroc"] <= 1 and "cv/threshold" in task.selection
+    assert folds == [2, 5]

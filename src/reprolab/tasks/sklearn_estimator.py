@@ -13,6 +13,10 @@ on the training rows, `sklearn_selection.py`) to compare configurations on, and 
 picks a decision threshold on those held-out scores, never on test (`test/accuracy_at_threshold`). A search
 estimator (e.g. `GridSearchCV`, which chooses on CV inside its fit) logs its numeric choice as `cv/best_<param>`.
 
+Under `trainer.fast_dev_run` (`debug=fdr`) the estimator is fitted on the one batch Lightning runs and `cv_folds` is
+capped at 2 (`FAST_DEV_RUN_FOLDS`): a smoke test of every path, not a result (a boosting grid inside 5-fold CV cost a
+preset's smoke test ~35 s).
+
 Nothing is pickled into the checkpoint: a fitted estimator is rebuilt by refitting (its `random_state` comes
 from the run's seed, so the refit is the same model), which a checkpoint loaded elsewhere (`reprolab-eval`)
 does on first use from the datamodule's training loader.
@@ -32,6 +36,7 @@ from reprolab.metrics.binary import binary_metrics
 from reprolab.tasks.sklearn_selection import accuracy_threshold, cross_validated_proba, threshold_report
 
 PREDICTIONS = ("positive_proba", "proba", "label")
+FAST_DEV_RUN_FOLDS = 2
 THRESHOLD_SOURCES = (None, "cv", "val")
 
 
@@ -102,7 +107,7 @@ class SklearnEstimatorTask(L.LightningModule):
         features, labels = np.concatenate(self._features), np.concatenate(self._labels)
         self._features, self._labels = [], []
         if self.cv_folds:
-            oof = cross_validated_proba(self.estimator, features, labels, self.cv_folds, self.cv_seed)
+            oof = cross_validated_proba(self.estimator, features, labels, self._folds(), self.cv_seed)
             self.selection = {f"cv/{k}": v for k, v in binary_metrics(oof, labels).items()}
             if self.threshold_from == "cv":
                 self.selection["cv/threshold"] = accuracy_threshold(oof, labels)
@@ -110,6 +115,10 @@ class SklearnEstimatorTask(L.LightningModule):
         self.fitted = True
         best = getattr(self.estimator, "best_params_", None) or {}  # a search estimator (GridSearchCV): its choice
         self.selection.update({f"cv/best_{k}": float(v) for k, v in best.items() if isinstance(v, int | float)})
+
+    def _folds(self) -> int:
+        smoke = self._trainer is not None and bool(self.trainer.fast_dev_run)
+        return min(self.cv_folds, FAST_DEV_RUN_FOLDS) if smoke else self.cv_folds
 
     def _ensure_fitted(self) -> None:
         """Fit on what the training epoch gathered; when nothing was gathered (a loaded checkpoint), refit from
