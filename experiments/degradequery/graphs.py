@@ -20,13 +20,22 @@ ELEMENTS = ("C", "N", "O", "S", "F", "Cl", "Br", "I", "P")
 ATOM_DIM = len(ELEMENTS) + 1 + 6 + 1 + 3 + 4 + 1
 
 
+_ELEMENT = {element: i for i, element in enumerate(ELEMENTS)}
+_DEGREE, _AROMATIC = len(ELEMENTS) + 1, len(ELEMENTS) + 7  # where each block of the row starts
+_CHARGE, _HYDROGENS, _RING = _AROMATIC + 1, _AROMATIC + 4, _AROMATIC + 8
+
+
 def atom_features(atom) -> list[float]:
-    element = [float(atom.GetSymbol() == e) for e in ELEMENTS]
-    element.append(float(atom.GetSymbol() not in ELEMENTS))
-    degree = [float(min(atom.GetDegree(), 5) == d) for d in range(6)]
-    charge = [float(max(-1, min(1, atom.GetFormalCharge())) == c) for c in (-1, 0, 1)]
-    hydrogens = [float(min(atom.GetTotalNumHs(), 3) == h) for h in range(4)]
-    return element + degree + [float(atom.GetIsAromatic())] + charge + hydrogens + [float(atom.IsInRing())]
+    """One-hot element (other last), degree (≥ 5 last), aromatic, formal charge clipped to ±1, hydrogens (≥ 3 last),
+    in ring. Each RDKit property is read once (this runs for every atom of every molecule at each set-up)."""
+    row = [0.0] * ATOM_DIM
+    row[_ELEMENT.get(atom.GetSymbol(), len(ELEMENTS))] = 1.0
+    row[_DEGREE + min(atom.GetDegree(), 5)] = 1.0
+    row[_AROMATIC] = float(atom.GetIsAromatic())
+    row[_CHARGE + 1 + max(-1, min(1, atom.GetFormalCharge()))] = 1.0
+    row[_HYDROGENS + min(atom.GetTotalNumHs(), 3)] = 1.0
+    row[_RING] = float(atom.IsInRing())
+    return row
 
 
 @dataclass
@@ -46,7 +55,7 @@ class MolGraphs:
         xs, edges, atom_start, edge_start = [], [], [0], [0]
         for smi in smiles:
             mol = Chem.MolFromSmiles(smi)
-            xs += [atom_features(a) for a in mol.GetAtoms()]
+            xs += [atom_features(mol.GetAtomWithIdx(i)) for i in range(mol.GetNumAtoms())]
             pairs = [(b.GetBeginAtomIdx(), b.GetEndAtomIdx()) for b in mol.GetBonds()]
             edges += pairs + [(j, i) for i, j in pairs]
             atom_start.append(atom_start[-1] + mol.GetNumAtoms())

@@ -1,8 +1,9 @@
 """The GIN option: graph batching and the encoder's invariances."""
 
+import pytest
 import torch
 
-from experiments.degradequery.graphs import ATOM_DIM, GINEncoder, MolGraphs
+from experiments.degradequery.graphs import ATOM_DIM, ELEMENTS, GINEncoder, MolGraphs, atom_features
 from experiments.degradequery.model import DegradeQuery
 
 
@@ -27,3 +28,22 @@ def test_degradequery_with_gin_scores_tuples():
     model = DegradeQuery(num_targets=4, num_e3s=2, hidden=16, dim=8, mol_encoder="gin").eval()
     out = model(graphs.gather(torch.tensor([0, 1])), torch.tensor([1, 3]), torch.tensor([0, 1]))
     assert out.shape == (2,) and torch.isfinite(out).all()
+
+
+def _one_hot_by_definition(atom) -> list[float]:
+    """The feature definition spelled out block by block (element, degree, aromatic, charge, hydrogens, ring)."""
+    element = [float(atom.GetSymbol() == e) for e in ELEMENTS] + [float(atom.GetSymbol() not in ELEMENTS)]
+    degree = [float(min(atom.GetDegree(), 5) == d) for d in range(6)]
+    charge = [float(max(-1, min(1, atom.GetFormalCharge())) == c) for c in (-1, 0, 1)]
+    hydrogens = [float(min(atom.GetTotalNumHs(), 3) == h) for h in range(4)]
+    return element + degree + [float(atom.GetIsAromatic())] + charge + hydrogens + [float(atom.IsInRing())]
+
+
+def test_atom_features_follow_the_definition_on_charges_unknown_elements_and_many_hydrogens():
+    chem = pytest.importorskip("rdkit.Chem")
+    smiles = ["C[N+](C)(C)C", "CC(=O)[O-]", "[O-][N+](=O)c1ccccc1", "C[Si](C)(C)C", "OB(O)c1ccc(Br)cc1", "[NH4+]",
+              "C1CC2(CC1)CCCC2", "CS(=O)(=O)N", "FC(F)(F)I", "[Fe+3]", "[O-2]", "CP(=O)(O)O"]
+    for smi in smiles:
+        for atom in chem.MolFromSmiles(smi).GetAtoms():
+            row = atom_features(atom)
+            assert len(row) == ATOM_DIM and row == _one_hot_by_definition(atom), (smi, atom.GetSymbol())
