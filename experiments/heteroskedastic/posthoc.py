@@ -21,6 +21,7 @@ from torch import Tensor, nn
 from experiments.heteroskedastic.task import GaussianRegressionTask, unpack
 from reprolab.errors import ConfigError, DatasetNotFoundError
 from reprolab.run_folder import run_checkpoint
+from reprolab.run_model import model_state
 
 LAYERS = ("all", "last", "none")
 
@@ -126,8 +127,7 @@ class PosthocVarianceTask(GaussianRegressionTask):
         """Load the frozen mean network before fitting (a test of a finished stage-2 run restores it all)."""
         if stage != "fit":
             return
-        state = torch.load(resolve_checkpoint(self.mean_ckpt), map_location="cpu", weights_only=True)["state_dict"]
-        weights = {k.removeprefix("model."): v for k, v in state.items() if k.startswith("model.")}
+        weights = model_state(resolve_checkpoint(self.mean_ckpt))
         try:
             self.model.backbone.load_state_dict(weights)
         except RuntimeError as err:

@@ -38,6 +38,7 @@ from experiments.koopman.edmd import EDMD, relative_prediction_error
 from reprolab.errors import ConfigError
 from reprolab.results.runs import find_runs
 from reprolab.run_folder import run_checkpoint, write_metrics
+from reprolab.run_model import model_state
 
 
 def build_library(rcfg, datamodule):
@@ -53,10 +54,9 @@ def build_library(rcfg, datamodule):
 
 
 def load_model(cfg, run_dir: Path) -> torch.nn.Module:
-    ckpt = run_checkpoint(run_dir)
-    state = torch.load(ckpt, map_location="cpu", weights_only=True)["state_dict"]
+    """The run's network (built from `cfg`, the config the readout composed for it) with its tested weights."""
     model = instantiate(cfg.model)
-    model.load_state_dict({k.removeprefix("model."): v for k, v in state.items() if k.startswith("model.")})
+    model.load_state_dict(model_state(run_checkpoint(run_dir)))
     return model.eval()
 
 

@@ -10,29 +10,16 @@ from pathlib import Path
 
 import torch
 from hydra.utils import instantiate
-from omegaconf import OmegaConf
 from torch import nn
 
-from reprolab.errors import DatasetNotFoundError
-from reprolab.run_folder import run_checkpoint
+from reprolab.run_model import load_run_model
 
 
 def load_source(run_dir: str | Path) -> tuple[nn.Module, object]:
-    """(model with the run's best weights, the run's composed config)."""
-    run_dir = Path(run_dir)
-    config = run_dir / ".hydra" / "config.yaml"
-    if not config.exists():
-        raise DatasetNotFoundError(f"source run '{run_dir}' has no .hydra/config.yaml; run its source sweep first "
-                                   "('make claim-probes', or 'make reproduce-probes-mnist-transfer' for MNIST) or point "
-                                   "data.sources_dir at finished source runs")
-    cfg = OmegaConf.load(config)
-    ckpt = run_checkpoint(run_dir)
-    if not ckpt.exists():
-        raise DatasetNotFoundError(f"source run '{run_dir}' has no checkpoint {ckpt}; the source run did not finish")
-    state = torch.load(ckpt, map_location="cpu", weights_only=True)["state_dict"]
-    model = instantiate(cfg.model)
-    model.load_state_dict({k.removeprefix("model."): v for k, v in state.items() if k.startswith("model.")})
-    return model.eval(), cfg
+    """(model with the run's tested weights, the run's composed config)."""
+    return load_run_model(run_dir, "run its source sweep first ('make claim-probes', or "
+                                   "'make reproduce-probes-mnist-transfer' for MNIST) or point data.sources_dir at "
+                                   "finished source runs")
 
 
 def untrained_source(preset: str) -> tuple[nn.Module, object]:

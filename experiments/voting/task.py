@@ -23,6 +23,7 @@ from experiments.voting.model import parameter_count
 from experiments.voting.rules import RULES, winner_lottery
 from reprolab.errors import ConfigError
 from reprolab.run_folder import run_checkpoint
+from reprolab.run_model import model_state
 from reprolab.task import Task
 
 CHECKS = ("condorcet", "condorcet_loser", "pareto", "participation", "monotonicity", "anonymity", "neutrality")
@@ -35,9 +36,8 @@ def load_model_weights(model: torch.nn.Module, init_from: str) -> None:
         path = run_checkpoint(path)
     if not path.is_file():
         raise ConfigError(f"task.init_from: no checkpoint at '{path}'; run the imitation stage first (see experiments/voting/README.md)")
-    state = torch.load(path, map_location="cpu", weights_only=True)["state_dict"]
     try:
-        model.load_state_dict({k.removeprefix("model."): v for k, v in state.items() if k.startswith("model.")})
+        model.load_state_dict(model_state(path))
     except RuntimeError as err:
         raise ConfigError(f"task.init_from='{init_from}' holds a different model: {str(err).splitlines()[0]}") from err
 
