@@ -56,15 +56,19 @@ class Slice:
                                  # pays (DegradeQuery's ECFP featurisation), not an earlier arm's cached result
 
 
-APT_PLAIN = """
-import warnings, torch
-torch.set_num_threads(1); warnings.filterwarnings("ignore", module="cvxpy")
-from experiments.apt.claim import load_problems, run_grid
-run_grid(load_problems(["enb"], "{data}"), ["ew", "pcgrad"], [0, 1, 2], log=lambda *a: None)
-"""
+APT_WEIGHTINGS = "ew,pcgrad,mgda,imtl,dbmtl,alignedmtl,rlw,famo"  # make claim-apt's (APT_CLAIM_WEIGHTINGS)
+
+
+def apt_plain(problems: list[str], weightings: str) -> str:
+    """The removed plain grid over `problems` x `weightings` (comma-separated), {data} left to fill."""
+    return ("import warnings, torch\n"
+            'torch.set_num_threads(1); warnings.filterwarnings("ignore", module="cvxpy")\n'
+            "from experiments.apt.claim import load_problems, run_grid\n"
+            f'run_grid(load_problems({problems!r}, "{{data}}"), {weightings.split(",")!r}, [0, 1, 2], log=lambda *a: None)\n')
+
+
+APT_PLAIN = apt_plain(["enb"], "ew,pcgrad")
 APT_COMMON = ["experiment=apt/claim_enb", "seed=0,1,2", "print_config=false", "paths.data_dir={data}"]
-APT_WHOLE_PLAIN = APT_PLAIN.replace('["enb"]', '["synthetic", "digits", "enb"]').replace(
-    '["ew", "pcgrad"]', '["ew", "rlw", "famo", "dbmtl", "pcgrad", "mgda", "imtl", "alignedmtl"]')
 APT_WHOLE_COMMON = ["seed=0,1,2", "print_config=false", "paths.data_dir={data}"]
 APT_WHOLE_STL = {"synthetic": "task0,task1", "digits": "left,right", "enb": "heating,cooling"}
 
@@ -103,11 +107,11 @@ SLICES = {
         protocol="same protocol: 300 steps of batch 64, no validation, the final model tested (claim_enb preset)"),
     "apt-whole": Slice(
         plain_rev="c74dab3^",
-        plain=APT_WHOLE_PLAIN,
+        plain=apt_plain(list(APT_WHOLE_STL), APT_WEIGHTINGS),
         sweeps=(*([f"experiment=apt/claim_{problem}", f"task.single_task={tasks}", "optimizer=adam,muon",
                    *APT_WHOLE_COMMON, f"hydra.sweep.dir={{root}}/stl_{problem}"]
                   for problem, tasks in APT_WHOLE_STL.items()),
-                ["task.weighting=ew,pcgrad,mgda,imtl,dbmtl,alignedmtl,rlw,famo",
+                [f"task.weighting={APT_WEIGHTINGS}",
                  "experiment=apt/claim_synthetic,apt/claim_digits,apt/claim_enb", "optimizer=adam,apt_adam,muon,apt_muon",
                  *APT_WHOLE_COMMON, "hydra.sweep.dir={root}/mtl"]),
         jobs="the whole claim-apt grid: synthetic, digits and ENB2012 x 8 weightings x {adam, apt_adam, muon, apt_muon} "

@@ -160,9 +160,10 @@ def _move_aside(run_dir: Path, old_hash: str, record: dict[str, str] | None = No
     dest.mkdir(parents=True, exist_ok=True)
     for path in stale:
         shutil.move(str(path), str(dest / path.name))
-    for name, text in (record or {}).items():
-        Path(dest, ".hydra").mkdir(exist_ok=True)
-        Path(dest, ".hydra", name).write_text(text)
+    if record:
+        Path(dest, ".hydra").mkdir()
+        for name, text in record.items():
+            Path(dest, ".hydra", name).write_text(text)
 
 
 def record_decision(run_dir: str | Path, decision: str) -> None:

@@ -81,7 +81,8 @@ def test_apt_whole_slice_is_the_claim_targets_grid():
                       if line.startswith("APT_CLAIM_WEIGHTINGS"))
     assert f"task.weighting={weightings}" in sl.sweeps[-1]
     for weighting in weightings.split(","):
-        assert f'"{weighting}"' in sl.plain
+        assert f"'{weighting}'" in sl.plain
+    assert "load_problems(['synthetic', 'digits', 'enb'], \"/data\")" in sl.plain.format(**FMT)
 
 
 def test_degradequery_trainer_arms_start_from_an_empty_featurisation_cache_each_round():
