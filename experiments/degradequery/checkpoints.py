@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import torch
 from torch import nn
 
 from reprolab.errors import ConfigError, DatasetNotFoundError
+from reprolab.run_model import model_state
 
 PRETRAIN_COMMAND = ("run its pretraining stage first (make pretrain-degradequery for the claim splits, or "
                     "reprolab-train experiment=degradequery/pretrain[_gin|_sequences] with that split and seed)")
@@ -26,9 +26,7 @@ def resolve_pretrained(path: str) -> Path:
 
 def load_pretrained(model: nn.Module, path: str) -> None:
     """Copy the pretrained molecule encoder, target/E3 embeddings, fusion MLP and compatibility head into `model`."""
-    state = torch.load(resolve_pretrained(path), map_location="cpu", weights_only=True)["state_dict"]
-    weights = {k.removeprefix("model."): v for k, v in state.items()
-               if k.startswith("model.") and not k.removeprefix("model.").startswith(FINETUNE_ONLY)}
+    weights = {k: v for k, v in model_state(resolve_pretrained(path)).items() if not k.startswith(FINETUNE_ONLY)}
     missing, unexpected = model.load_state_dict(weights, strict=False)
     missing = [k for k in missing if not k.startswith(FINETUNE_ONLY)]
     if missing or unexpected:
