@@ -27,8 +27,9 @@ install: ## Create .venv and install reprolab with dev tools and every paper's e
 	$(PIP) install -q torch==2.14.1 torchvision==0.29.1
 	$(PIP) install -q -e '.[dev,all]'
 
-test: ## Default test suite (CPU, < 15 min)
-	$(VENV)/bin/pytest -q
+TEST_WORKERS ?= auto
+test: ## Default test suite (CPU, < 15 min on 2 cores): one pytest-xdist worker per core (TEST_WORKERS=0: one process)
+	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --maxprocesses 8 --dist worksteal
 
 test-slow: ## Slow tests too: DDP on CPU, resume, sweeps (~10 min)
 	$(VENV)/bin/pytest -q -m 'slow'
