@@ -203,3 +203,20 @@ def test_position_input_reaches_the_head_from_the_config_and_rejects_unknown_val
     assert DegBinsNet(position_input="r_over_R", **TINY).head.position_input == "r_over_R"
     with pytest.raises(ValueError, match="unknown position_input 'r_over_std'; choose one of r_over_s, r_over_R"):
         BinsHead(channels=4, position_input="r_over_std")
+
+
+def test_the_degradation_estimate_reads_pooled_z_before_film_so_it_never_sees_the_code_it_estimates():
+    torch.manual_seed(0)
+    net = DegBinsNet(channels=8, degradation_condition="film", estimate_degradation=True).eval()
+    with torch.no_grad():  # off the zero start (bicubic output, identity FiLM), so the output depends on the code
+        for p in net.parameters():
+            p.add_(0.3 * torch.randn_like(p))
+    rgb, lr = torch.rand(2, 3, 32, 32), torch.rand(2, 1, 8, 8)
+    mild, harsh = torch.tensor([[4.0, 0.0], [4.0, 0.0]]), torch.tensor([[16.0, 0.05], [16.0, 0.05]])
+    with torch.no_grad():
+        a, b = net(rgb, lr, mild), net(rgb, lr, harsh)
+    torch.testing.assert_close(a["degradation_estimate"], b["degradation_estimate"])
+    assert not torch.allclose(a["depth"][-1], b["depth"][-1])
+    torch.testing.assert_close(a["degradation_code"], torch.tensor([[0.5, 0.0], [0.5, 0.0]]))
+    torch.testing.assert_close(b["degradation_code"], torch.tensor([[1.0, 1.0], [1.0, 1.0]]))
+    assert a["degradation_estimate"].shape == (2, 2)

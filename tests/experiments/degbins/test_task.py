@@ -104,3 +104,32 @@ def test_film_arm_logs_its_degradation_estimate_error_per_test_degradation(arm, 
         assert not errors  # no estimator, nothing to score
     else:
         assert errors and all(v >= 0.0 for v in errors.values()), metrics
+
+
+def test_the_degradation_loss_adds_its_weighted_mse_and_needs_an_estimator_and_codes(tmp_path):
+    import torch.nn.functional as F
+
+    from experiments.degbins.model import stage_loss
+    from experiments.degbins.task import DepthSRTask
+
+    cfg = compose(["experiment=degbins/claim_mixed", "logger=none"], output_dir=tmp_path)
+    task = build_task(cfg).eval()  # eval: the step and the reference forward see the same network
+    weight = task.degradation_loss_weight
+    assert weight == 0.1
+    torch.manual_seed(0)
+    batch = {"rgb": torch.rand(2, 3, 32, 32), "lr": torch.rand(2, 1, 4, 4), "gt": torch.rand(2, 1, 32, 32),
+             "degradation": torch.tensor([[8.0, 0.0], [8.0, 0.05]])}
+    loss = task.training_step(batch, 0)
+    out = task.model(batch["rgb"], batch["lr"], batch["degradation"])
+    depth_loss = stage_loss(out["depth"], batch["gt"], task.stage_decay, task.loss_kind, task.loss_scale)
+    aux = F.mse_loss(out["degradation_estimate"], out["degradation_code"])
+    assert aux > 0
+    torch.testing.assert_close(loss, depth_loss + weight * aux)
+    with pytest.raises(ConfigError, match="batches that carry `degradation`"):
+        unconditioned = compose(["experiment=degbins/claim_mixed", "logger=none", "model.degradation_condition=none"],
+                                output_dir=tmp_path)
+        build_task(unconditioned).training_step({k: v for k, v in batch.items() if k != "degradation"}, 0)
+    no_estimator = compose(["experiment=degbins/claim_mixed", "logger=none", "model.estimate_degradation=false"],
+                           output_dir=tmp_path)
+    with pytest.raises(ConfigError, match="needs model.estimate_degradation=true"):
+        DepthSRTask(instantiate(no_estimator.model), optimizer=None, degradation_loss_weight=weight)
