@@ -6,7 +6,7 @@ import numpy as np
 import torch
 
 from .data import Protac8K
-from .graphs import MolGraphs
+from .graphs import mol_graphs
 
 
 def on_bit_table(fingerprints: np.ndarray) -> torch.Tensor:
@@ -29,7 +29,7 @@ class TupleInputs:
         if mol_encoder not in ("ecfp", "gin"):
             raise ValueError(f"mol_encoder must be 'ecfp' or 'gin', got '{mol_encoder}'")
         self.fp_on = on_bit_table(data.fingerprints) if mol_encoder == "ecfp" else None
-        self.graphs = MolGraphs.from_smiles(data.smiles) if mol_encoder == "gin" else None
+        self.graphs = mol_graphs(tuple(data.smiles)) if mol_encoder == "gin" else None
         self.target_seq = torch.from_numpy(data.target_seq) if use_sequences else None
         self.e3_seq = torch.from_numpy(data.e3_seq) if use_sequences else None
 

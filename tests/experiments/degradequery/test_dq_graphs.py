@@ -3,7 +3,14 @@
 import pytest
 import torch
 
-from experiments.degradequery.graphs import ATOM_DIM, ELEMENTS, GINEncoder, MolGraphs, atom_features
+from experiments.degradequery.graphs import (
+    ATOM_DIM,
+    ELEMENTS,
+    GINEncoder,
+    MolGraphs,
+    atom_features,
+    mol_graphs,
+)
 from experiments.degradequery.model import DegradeQuery
 
 
@@ -13,6 +20,18 @@ def test_graph_batch_renumbers_atoms_and_edges():
     batch = graphs.gather(torch.tensor([2, 0]))
     assert batch["x"].shape[0] == 4 and batch["graph"].tolist() == [0, 1, 1, 1] and int(batch["size"]) == 2
     assert sorted(batch["edge_index"].T.tolist()) == [[1, 2], [2, 1], [2, 3], [3, 2]]
+
+
+def test_a_process_builds_the_graphs_of_one_molecule_list_once_and_batches_leave_them_unchanged():
+    shared = mol_graphs(("CCO", "c1ccccc1", "N"))
+    assert mol_graphs(("CCO", "c1ccccc1", "N")) is shared and mol_graphs(("CCO",)) is not shared
+    fresh = MolGraphs.from_smiles(["CCO", "c1ccccc1", "N"])
+    batch = shared.gather(torch.tensor([0, 1]))
+    batch["x"].add_(1.0)
+    batch["edge_index"].add_(1)
+    for name in ("x", "edges"):
+        torch.testing.assert_close(getattr(shared, name), getattr(fresh, name))
+    assert (shared.atom_start == fresh.atom_start).all() and (shared.edge_start == fresh.edge_start).all()
 
 
 def test_gin_embedding_does_not_depend_on_batch_company():
