@@ -28,8 +28,10 @@ install: ## Create .venv and install reprolab with dev tools and every paper's e
 	$(PIP) install -q -e '.[dev,all]'
 
 TEST_WORKERS ?= auto
+TEST_XDIST = $(shell $(PY) -c "import xdist" 2>/dev/null && echo "-n $(TEST_WORKERS) --maxprocesses 8 --dist worksteal")
 test: ## Default test suite (CPU, < 15 min on 2 cores): one pytest-xdist worker per core (TEST_WORKERS=0: one process)
-	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --maxprocesses 8 --dist worksteal
+	@test -n "$(TEST_XDIST)" || echo "pytest-xdist is not installed ('make install' adds it): the tests run in one process"
+	$(VENV)/bin/pytest -q $(TEST_XDIST)
 
 test-slow: ## Slow tests too: DDP on CPU, resume, sweeps (~10 min)
 	$(VENV)/bin/pytest -q -m 'slow'
