@@ -33,7 +33,7 @@ test: ## Default test suite (CPU, < 15 min on 2 cores): one pytest-xdist worker 
 	@test -n "$(TEST_XDIST)" || echo "pytest-xdist is not installed ('make install' adds it): the tests run in one process"
 	$(VENV)/bin/pytest -q $(TEST_XDIST)
 
-test-slow: ## Slow tests too: DDP on CPU, resume, sweeps (~10 min)
+test-slow: ## Slow tests too: DDP on CPU, resume, sweeps (~20 min on 2 cores)
 	$(VENV)/bin/pytest -q -m 'slow'
 
 lint: ## ruff

@@ -26,8 +26,8 @@ from reprolab.train import run
 PAPERS = available()
 # One short real run per paper; cifar10's in the default suite, the others with the slow tests.
 RUN_CHECKS = [p if p == "cifar10" else pytest.param(p, marks=pytest.mark.slow) for p in PAPERS]
-TINY = ["trainer.max_epochs=1", "+trainer.limit_train_batches=2", "+trainer.limit_val_batches=1",
-        "+trainer.limit_test_batches=1", "trainer.log_every_n_steps=1", "trainer.enable_progress_bar=false",
+TINY = ["trainer.max_epochs=1", "++trainer.limit_train_batches=2", "++trainer.limit_val_batches=1",
+        "++trainer.limit_test_batches=1", "trainer.log_every_n_steps=1", "trainer.enable_progress_bar=false",
         "trainer.enable_model_summary=false", "logger=csv", "print_config=false"]
 
 
