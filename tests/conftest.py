@@ -13,24 +13,15 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_ROOT = data_root()   # $REPROLAB_DATA, else the shared folder beside the checkout, else ./data
 
 
-def cores() -> int:
-    """The cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
-def threads_per_worker(workers: int, cores: int) -> int:
-    """Torch threads for one of `workers` pytest-xdist workers sharing `cores`: a share each, at least one, so that
-    the workers do not oversubscribe the cores (torch's default is every core, in every worker)."""
-    return max(1, cores // max(1, workers))
-
-
 def pytest_configure(config):
-    """Under pytest-xdist (`make test`), each worker trains with its share of the cores."""
+    """Under pytest-xdist (`make test`), each worker's torch gets its share of the cores (at least one thread), so the
+    workers do not oversubscribe them (torch's default is every core, in every worker)."""
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
     if workers > 1:
         import torch
 
-        torch.set_num_threads(threads_per_worker(workers, cores()))
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        torch.set_num_threads(max(1, cores // workers))
 
 
 @pytest.fixture(scope="session")

@@ -108,7 +108,7 @@ def trial_states(db) -> list[str]:
         return [row[0] for row in con.execute("select state from trials order by number")]
 
 
-@pytest.mark.slow  # ~30 s: the job runs in a fresh process that imports torch and Lightning
+@pytest.mark.slow  # ~10 s: the job runs in a fresh process that imports torch and Lightning
 def test_submitit_local_launcher_runs_one_job(tmp_path, monkeypatch, cifar_folder):
     """The job runs in submitit's own process, which imports `reprolab.train` afresh: the stand-in patched into
     this process does not reach it, so the job trains the preset for real (one fast_dev_run batch each of train,

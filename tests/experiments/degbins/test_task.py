@@ -2,8 +2,11 @@
 
 import pytest
 import torch
+import torch.nn.functional as F
 from hydra.utils import instantiate
 
+from experiments.degbins.model import stage_loss
+from experiments.degbins.task import DepthSRTask
 from reprolab.config import compose
 from reprolab.errors import ConfigError
 from reprolab.train import build_task, run
@@ -107,11 +110,6 @@ def test_film_arm_logs_its_degradation_estimate_error_per_test_degradation(arm, 
 
 
 def test_the_degradation_loss_adds_its_weighted_mse_and_needs_an_estimator_and_codes(tmp_path):
-    import torch.nn.functional as F
-
-    from experiments.degbins.model import stage_loss
-    from experiments.degbins.task import DepthSRTask
-
     cfg = compose(["experiment=degbins/claim_mixed", "logger=none"], output_dir=tmp_path)
     task = build_task(cfg).eval()  # eval: the step and the reference forward see the same network
     weight = task.degradation_loss_weight
@@ -125,10 +123,10 @@ def test_the_degradation_loss_adds_its_weighted_mse_and_needs_an_estimator_and_c
     aux = F.mse_loss(out["degradation_estimate"], out["degradation_code"])
     assert aux > 0
     torch.testing.assert_close(loss, depth_loss + weight * aux)
+    unconditioned = build_task(compose(["experiment=degbins/claim_mixed", "logger=none",
+                                        "model.degradation_condition=none"], output_dir=tmp_path))
     with pytest.raises(ConfigError, match="batches that carry `degradation`"):
-        unconditioned = compose(["experiment=degbins/claim_mixed", "logger=none", "model.degradation_condition=none"],
-                                output_dir=tmp_path)
-        build_task(unconditioned).training_step({k: v for k, v in batch.items() if k != "degradation"}, 0)
+        unconditioned.training_step({k: v for k, v in batch.items() if k != "degradation"}, 0)
     no_estimator = compose(["experiment=degbins/claim_mixed", "logger=none", "model.estimate_degradation=false"],
                            output_dir=tmp_path)
     with pytest.raises(ConfigError, match="needs model.estimate_degradation=true"):
