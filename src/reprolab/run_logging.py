@@ -48,11 +48,14 @@ def route_library_logs() -> None:
 
 def silence_known_noise() -> None:
     """Lightning's litlogger advert on every Trainer; torch's LeafSpec deprecation raised inside Lightning's own
-    pytree copy (nothing of ours to change)."""
+    pytree copy (nothing of ours to change); and Lightning's "number of training batches is smaller than the logging
+    interval", which every run on a small data set printed (ENB2012's 7 batches: each job of a claim sweep), although
+    Lightning counts `log_every_n_steps` over the run's steps, not within an epoch, so those runs log as often."""
     rank_zero = logging.getLogger(RANK_ZERO_LOGGER)
     if not any(isinstance(f, _DropMessages) for f in rank_zero.filters):
         rank_zero.addFilter(_DropMessages(("💡 Tip: For seamless cloud logging",)))
     warnings.filterwarnings("ignore", message=r"`isinstance\(treespec, LeafSpec\)` is deprecated", category=FutureWarning)
+    warnings.filterwarnings("ignore", message=r"The number of training batches \(\d+\) is smaller than the logging interval")
 
 
 def silence_checkpoint_dirpath_warning() -> None:
