@@ -10,11 +10,16 @@ import subprocess
 
 from reprolab.config import REPO_ROOT
 
+# What the report commands rewrite, which no run reads: each claim target's RESULTS.md blocks and results/claims.json,
+# its figures, REPRODUCTIONS.md and `make plan`'s plan.json. Edits there do not make a run "+dirty"; otherwise every
+# paper after the first of `make claim-all` would be stamped dirty by the papers before it.
+REPORTS = ("*.md", "plan.json", "experiments/*/results/*", "experiments/*/figures/*")
+
 
 @functools.cache
 def git_commit() -> str | None:
-    """`<sha>`, `<sha>+dirty`, or `<sha>+unchecked` when `git status` failed or timed out (a loaded machine);
-    None outside a git checkout or without git."""
+    """`<sha>`, `<sha>+dirty` (a tracked file other than the `REPORTS` has local edits), or `<sha>+unchecked` when
+    `git status` failed or timed out (a loaded machine); None outside a git checkout or without git."""
     try:
         sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
@@ -22,8 +27,9 @@ def git_commit() -> str | None:
     if sha.returncode != 0:
         return None
     try:
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO_ROOT,
-                               capture_output=True, text=True, timeout=60)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                *(f":(exclude){pattern}" for pattern in REPORTS)],
+                               cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.SubprocessError):
         return sha.stdout.strip() + "+unchecked"
     if dirty.returncode != 0:

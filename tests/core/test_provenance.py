@@ -40,3 +40,37 @@ def test_outside_a_checkout_is_none(monkeypatch):
     monkeypatch.setattr(provenance.subprocess, "run",
                         lambda args, **kw: subprocess.CompletedProcess(args, 128, stdout="", stderr="not a git repo"))
     assert provenance.git_commit() is None
+
+
+def git(repo, *args):
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True,
+                   capture_output=True)
+
+
+@pytest.fixture
+def checkout(tmp_path, monkeypatch):
+    """A real git checkout with code, configs and the reports the claim and plan commands rewrite."""
+    files = ["src/a.py", "conf/b.yaml", "experiments/p/model.py", "README.md", "REPRODUCTIONS.md", "plan.json",
+             "experiments/p/RESULTS.md", "experiments/p/results/claims.json", "experiments/p/figures/c.png"]
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("0\n")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "c")
+    monkeypatch.setattr(provenance, "REPO_ROOT", tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("edited, dirty", [
+    ([], False),
+    (["REPRODUCTIONS.md", "plan.json", "experiments/p/RESULTS.md", "experiments/p/results/claims.json",
+      "experiments/p/figures/c.png", "README.md"], False),  # what `make claim-<paper>` / `make plan` rewrite
+    (["src/a.py"], True), (["conf/b.yaml"], True), (["experiments/p/model.py"], True),
+    (["experiments/p/RESULTS.md", "experiments/p/model.py"], True),
+])
+def test_reports_do_not_make_a_run_dirty(checkout, edited, dirty):
+    for name in edited:
+        (checkout / name).write_text("1\n")
+    commit = provenance.git_commit()
+    assert len(commit.split("+")[0]) == 40 and commit.endswith("+dirty") == dirty
