@@ -16,6 +16,9 @@ from .pretrain import CounterfactualSampler, counterfactual_loss
 
 
 class CounterfactualPretrainTask(Task):
+    # the corpus datamodule has a validation loader; pretraining selects nothing (reprolab.run_logging.expected_warnings)
+    expected_warnings = ("You passed in a `val_dataloader` but have no `validation_step`",)
+
     def __init__(self, model, optimizer, scheduler=None, sampling: str = "frequency"):
         super().__init__(model, optimizer, scheduler)
         if not getattr(model, "use_tuple", True):

@@ -3,7 +3,9 @@ holds them), and the known third-party noise is filtered here, in one place, by 
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import re
 import warnings
 
 from hydra.core.hydra_config import HydraConfig
@@ -62,3 +64,14 @@ def silence_checkpoint_dirpath_warning() -> None:
     """For `reprolab-eval` only: testing a checkpoint writes none, so ModelCheckpoint's "dirpath has changed"
     (its best-k state is not restored) says nothing; when training resumes elsewhere it does, and stays."""
     warnings.filterwarnings("ignore", message="The dirpath has changed from", category=UserWarning)
+
+
+@contextlib.contextmanager
+def expected_warnings(task):
+    """While `task` fits or tests: Lightning's warnings that its design makes true every time (its class attribute
+    `expected_warnings`, message prefixes), e.g. "configure_optimizers returned None" for a scikit-learn estimator,
+    are not shown; any other task keeps them (a network with no optimizer is a mistake worth a warning)."""
+    with warnings.catch_warnings():
+        for prefix in getattr(task, "expected_warnings", ()):
+            warnings.filterwarnings("ignore", message=re.escape(prefix))
+        yield

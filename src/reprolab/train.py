@@ -54,6 +54,7 @@ from reprolab.run_folder import (
     write_error,
     write_metrics,
 )
+from reprolab.run_logging import expected_warnings
 from reprolab.safe_load import check_checkpoint
 from reprolab.sweep import end_failed_sweep, forget_sweep
 from reprolab.sweep_chain import SEPARATOR, run_chain
@@ -101,11 +102,12 @@ def run(cfg: DictConfig, resolved: dict | None = None) -> dict[str, float]:
     already resolved (check_config's), logged as the hyper-parameters instead of resolving it again."""
     check_resume(cfg)
     datamodule, task, trainer = build_run(cfg, resolved)
-    metrics = fit(cfg, trainer, task, datamodule)
-    if cfg.get("test_after_fit", True):
-        test_metrics, best = test_best(trainer, task, datamodule)
-        metrics.update(test_metrics)
-        metrics["best_ckpt"] = best
+    with expected_warnings(task):
+        metrics = fit(cfg, trainer, task, datamodule)
+        if cfg.get("test_after_fit", True):
+            test_metrics, best = test_best(trainer, task, datamodule)
+            metrics.update(test_metrics)
+            metrics["best_ckpt"] = best
     metrics.update({"seed": cfg.seed, "paper": cfg.get("paper"), "setting": cfg.get("setting"), "git_commit": git_commit()})
     if trainer.is_global_zero:
         written = write_metrics(cfg.paths.output_dir, metrics)

@@ -53,6 +53,11 @@ class BatchFeatures:
 
 
 class SklearnEstimatorTask(L.LightningModule):
+    # by design (reprolab.run_logging.expected_warnings): no optimizer, and no validation rows where the preset
+    # selects by cross-validation (`data.val_fraction: 0`); an empty training loader is refused when it fits
+    expected_warnings = ("`LightningModule.configure_optimizers` returned `None`",
+                         "Total length of `DataLoader` across ranks is zero")
+
     def __init__(self, model, optimizer=None, scheduler=None, featurizer: Callable | None = None,
                  metrics: Callable | None = None, label_key: str | int = "label",
                  prediction: str = "positive_proba", cv_folds: int = 0, cv_seed: int = 0,
@@ -104,6 +109,10 @@ class SklearnEstimatorTask(L.LightningModule):
             self.log_dict(self.selection)
 
     def _fit_gathered(self) -> None:
+        if not self._features:
+            raise ConfigError(f"the training loader of {type(self.trainer.datamodule).__name__} gave no rows to fit "
+                              f"{type(self.estimator).__name__} on: its training split is empty; check the data "
+                              "config (split fractions, filters) and the data files")
         features, labels = np.concatenate(self._features), np.concatenate(self._labels)
         self._features, self._labels = [], []
         if self.cv_folds:
