@@ -29,7 +29,7 @@ DEGBINS_CLAIM = $(CPU1) $(TRAIN) -m print_config=false $(DATA_OVERRIDE)
 DEGBINS_CLAIM_TABLE = --group-by data.scale model.head model.stages \
   --metric test/rmse_lu test/rmse_middlebury_heldout test/gain_lu test/gain_middlebury_heldout --curve val/rmse
 
-claim-degbins: ## CPU claim check through the trainer: bins (1/2/3 stages) vs regression, x4/x8/x16, 200 steps, 3 seeds, Lu + held-out Middlebury -> RESULTS.md block + claims (7 CPU-min on 1 thread, measured)
+claim-degbins: ## CPU claim check through the trainer: bins (1/2/3 stages) vs regression, x4/x8/x16, 200 steps, 3 seeds, Lu + held-out Middlebury -> RESULTS.md block + claims (8 CPU-min on 1 thread: 488 s measured on 2026-12-01)
 	-$(DEGBINS_CLAIM) experiment=degbins/claim_cpu data.scale=4,8 model.head=bins model.stages=1,2,3 seed=0,1,2 \
 	  hydra.sweep.dir=logs/claims/degbins/claim_bins
 	-$(DEGBINS_CLAIM) experiment=degbins/claim_cpu data.scale=16 model.head=bins model.stages=1,2,3 seed=0,1,2 \

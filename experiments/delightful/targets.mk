@@ -4,7 +4,7 @@
 DELIGHTFUL_CLAIMS := logs/claims/delightful
 DELIGHTFUL_SWEEP := print_config=false trainer.enable_progress_bar=false
 
-claim-delightful: ## DG vs REINFORCE/IW/IW-clipped/PPO/sign-blind on the digits bandit (staleness 0 and 100) and on reversal with four frictions, 3 seeds, trainer sweeps -> RESULTS.md + claim verdicts (~10 min of one core)
+claim-delightful: ## DG vs REINFORCE/IW/IW-clipped/PPO/sign-blind on the digits bandit (staleness 0 and 100) and on reversal with four frictions, 3 seeds, trainer sweeps -> RESULTS.md + claim verdicts (~9 CPU-min on 1 thread: 528 s measured on 2026-12-01)
 	-$(CPU1) $(TRAIN) -m experiment=delightful/digits_stale_cpu task.loss=reinforce,iw,iw_clipped,ppo,dg,sign_blind seed=0,1,2 \
 	  $(DELIGHTFUL_SWEEP) hydra.sweep.dir=$(DELIGHTFUL_CLAIMS)/digits_stale
 	-$(CPU1) $(TRAIN) -m experiment=delightful/digits_cpu task.loss=reinforce,dg seed=0,1,2 \
