@@ -42,13 +42,13 @@ class TinyRegression(L.LightningModule):
 def fit_short_epochs(log_dir, silenced: bool) -> list[str]:
     """4 epochs of 3 batches, log_every_n_steps=5; the warnings it raised."""
     data = DataLoader(TensorDataset(torch.randn(12, 2), torch.randn(12, 1)), batch_size=4)
-    trainer = L.Trainer(max_epochs=4, log_every_n_steps=5, logger=CSVLogger(log_dir, name="", version=""),
-                        enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False)
+    short = L.Trainer(max_epochs=4, log_every_n_steps=5, logger=CSVLogger(log_dir, name="", version=""),
+                      enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if silenced:
             silence_known_noise()
-        trainer.fit(TinyRegression(), data)
+        short.fit(TinyRegression(), data)
     return [str(w.message) for w in caught]
 
 
