@@ -80,7 +80,7 @@ scorecard: ## Evaluate every paper's claims.yaml on its runs (kept as recorded w
 	$(CLAIMS) --all --scorecard
 
 CLAIM_TARGETS = $(sort $(shell grep -hoE '^claim-[A-Za-z0-9_]+:' $(wildcard experiments/*/targets.mk) | tr -d ':'))
-claim-all: ## Every paper's claim check in turn (reprolab-train sweeps, RESULTS.md blocks, verdicts), then REPRODUCTIONS.md (~2.1 h of one core: 7,660 s measured on 2026-12-01)
+claim-all: ## Every paper's claim check in turn (reprolab-train sweeps, RESULTS.md blocks, verdicts), then REPRODUCTIONS.md (~2.1 h of one core: the eleven claim-<paper> runs took 7,660 s of CPU in all on 2026-12-01)
 	-$(MAKE) --keep-going $(CLAIM_TARGETS)
 	$(CLAIMS) --scorecard
 

@@ -87,7 +87,7 @@ class NoValidationRows(TinyBinary):
 
 
 @pytest.mark.parametrize("silenced", [False, True])
-def test_a_forest_fitted_by_cross_validation_declares_lightnings_warnings(tmp_path, silenced):
+def test_a_forest_with_no_validation_rows_declares_lightnings_warnings(tmp_path, silenced):
     """Lightning's own messages, matched by the task's prefixes: absent with them, present without."""
     task = make_task(RandomForestClassifier(n_estimators=5, random_state=0))
     with warnings.catch_warnings(record=True) as caught:

@@ -110,9 +110,8 @@ class SklearnEstimatorTask(L.LightningModule):
 
     def _fit_gathered(self) -> None:
         if not self._features:
-            raise ConfigError(f"the training loader of {type(self.trainer.datamodule).__name__} gave no rows to fit "
-                              f"{type(self.estimator).__name__} on: its training split is empty; check the data "
-                              "config (split fractions, filters) and the data files")
+            raise ConfigError(f"the training loader gave no rows to fit {type(self.estimator).__name__} on: its "
+                              "training split is empty; check the data config (split fractions, filters) and the data files")
         features, labels = np.concatenate(self._features), np.concatenate(self._labels)
         self._features, self._labels = [], []
         if self.cv_folds:
