@@ -19,7 +19,7 @@ help: ## List every target; then each reproduce target's compute, measured by `m
 	  { for first in install demo test help; do echo "$$targets" | grep -E "^$$first:"; done; \
 	    echo "$$targets" | grep -vE '^(install|demo|test|help):'; } | \
 	  awk -v c="$$c" -v e="$$e" 'BEGIN {FS = ":.*## "}; {printf "  %s%-38s%s %s\n", c, $$1, e, $$2}'
-	@$(PY) -m reprolab.plan --help-lines
+	@$(PY) -m reprolab.plan.compute --help-lines
 
 install: ## Create .venv and install reprolab with dev tools and every paper's extra (torch 2.14.1, torchvision 0.29.1)
 	test -x $(PY) || python3 -m venv $(VENV)

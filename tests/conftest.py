@@ -1,4 +1,4 @@
-"""Shared fixtures: the data folder, resolved as the configs resolve it (reprolab.paths.data_root)."""
+"""Shared fixtures: the data folder, resolved as the configs resolve it (reprolab.config.paths.data_root)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reprolab.paths import data_root
+from reprolab.config.paths import data_root
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_ROOT = data_root()   # $REPROLAB_DATA, else the shared folder beside the checkout, else ./data
@@ -44,7 +44,7 @@ def _skip_missing_extra():
     """A test (or its fixture) that reaches a paper's optional package that is not installed is skipped with the
     one-line reason (`rdkit is not installed; ... pip install -e '.[degradequery]'`), not failed; also when
     Hydra's instantiate wrapped that error."""
-    from reprolab.extras import MissingExtraError
+    from reprolab.config.extras import MissingExtraError
 
     try:
         return (yield)

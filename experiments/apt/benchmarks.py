@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torchmetrics import Metric
 
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 from reprolab.mtl.benchmark import STAGES, MTLBenchmark
 from reprolab.mtl.dense_metrics import DepthMetric, NormalMetric, SegmentationMetric
 from reprolab.mtl.metrics import (

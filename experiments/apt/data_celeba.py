@@ -13,9 +13,9 @@ import torch
 from torch.utils.data import Subset
 
 from experiments.apt.loaders import SplitDataModule, image_loader
+from reprolab.cli.errors import CorruptDataError, DatasetNotFoundError
+from reprolab.config.extras import require
 from reprolab.data.fake import FakeSamples, TensorSpec
-from reprolab.errors import CorruptDataError, DatasetNotFoundError
-from reprolab.extras import require
 
 CELEBA_SIZES = {"train": 162_770, "val": 19_867, "test": 19_962}  # the official split
 

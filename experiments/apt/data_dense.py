@@ -17,9 +17,9 @@ import torch.nn.functional as F
 from torch.utils.data import Dataset, Subset
 
 from experiments.apt.loaders import SplitDataModule, image_loader
+from reprolab.cli.errors import CorruptDataError, DatasetNotFoundError
 from reprolab.data.fake import FakeSamples, TensorSpec
 from reprolab.data.fetch import sha256_file
-from reprolab.errors import CorruptDataError, DatasetNotFoundError
 
 SPEC = {
     "nyuv2": {"tasks": {"seg": "label", "depth": "depth", "normal": "normal"}, "counts": {"train": 795, "val": 654},

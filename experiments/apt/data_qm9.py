@@ -14,9 +14,9 @@ from pathlib import Path
 import torch
 
 from experiments.apt.loaders import SplitDataModule
+from reprolab.cli.errors import CorruptDataError, DatasetNotFoundError
+from reprolab.config.extras import require
 from reprolab.data.fake import FakeSamples
-from reprolab.errors import CorruptDataError, DatasetNotFoundError
-from reprolab.extras import require
 
 TARGETS = [0, 1, 2, 3, 5, 6, 12, 13, 14, 15, 11]
 MEV = [2, 3, 5, 6, 7, 8, 9]  # positions (in TARGETS order) reported in meV instead of eV

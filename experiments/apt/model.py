@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from reprolab.extras import require
+from reprolab.config.extras import require
 from reprolab.mtl.architectures import HardParameterSharing, MTLArchitecture
 
 

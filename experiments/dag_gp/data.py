@@ -12,10 +12,10 @@ import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 from experiments.dag_gp.functions import collider, forrester_high, forrester_low
+from reprolab.cli.errors import ConfigError, DatasetNotFoundError
 from reprolab.data.fake import real_setup
 from reprolab.data.tables import read_numeric_csv
 from reprolab.data.tensor_loader import tensor_loader
-from reprolab.errors import ConfigError, DatasetNotFoundError
 
 
 def _fixed(kw: dict, inputs: list[str], nodes: list[str]) -> dict:

@@ -6,7 +6,7 @@ propagated in (parents before children).
 
 from __future__ import annotations
 
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 
 def find_cycle(parents: dict[str, list[str]]) -> list[str] | None:

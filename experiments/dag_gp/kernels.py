@@ -13,7 +13,7 @@ import torch
 from torch import nn
 from torch.nn.functional import softplus
 
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 STATIONARY = ("rbf", "matern52", "matern32", "matern12")
 KERNELS = STATIONARY + ("ar1", "nargp")

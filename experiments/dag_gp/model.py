@@ -20,7 +20,7 @@ from experiments.dag_gp.graph import topological_order
 from experiments.dag_gp.kernels import build_kernel
 from experiments.dag_gp.posterior import InducingPosterior
 from experiments.dag_gp.svgp import NodeGP
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 
 class DagGP(nn.Module):

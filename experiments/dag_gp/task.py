@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import torch
 
-from reprolab.errors import ConfigError
-from reprolab.task import Task
+from reprolab.cli.errors import ConfigError
+from reprolab.tasks.base import Task
 
 
 class DagGPTask(Task):

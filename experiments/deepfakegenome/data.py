@@ -24,9 +24,9 @@ from torch.utils.data import DataLoader, Dataset, WeightedRandomSampler
 from experiments.deepfakegenome.tree import REAL, read_df40, read_dfg_tree
 from experiments.deepfakegenome.zoo import FAMILIES
 from experiments.deepfakegenome.zoo_build import build_zoo
+from reprolab.cli.errors import ConfigError, CorruptDataError
 from reprolab.data.decoded_cache import decoded_stack
 from reprolab.data.fake import real_setup
-from reprolab.errors import ConfigError, CorruptDataError
 
 # DeepfakeGenome's size (README: 100 algorithms in five families, 2M images): our split of it for `+data/fake=on`
 DFG_FAKES_PER_ALGORITHM, DFG_REALS = 18_000, 200_000

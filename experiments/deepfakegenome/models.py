@@ -24,7 +24,7 @@ import torch.nn.functional as F
 import torchvision
 from torch import nn
 
-from reprolab.errors import ConfigError, DatasetNotFoundError
+from reprolab.cli.errors import ConfigError, DatasetNotFoundError
 
 
 class SmallCNN(nn.Module):

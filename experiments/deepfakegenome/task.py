@@ -19,9 +19,9 @@ from torchmetrics.classification import BinaryAUROC, MulticlassAccuracy
 
 from experiments.deepfakegenome import protocols
 from experiments.deepfakegenome.models import supcon_loss
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 from reprolab.metrics.openset import OSCR_CONVENTIONS
-from reprolab.task import Task
+from reprolab.tasks.base import Task
 
 PROTOCOLS = ("binary", "closed_set", "open_set", "retrieval")
 

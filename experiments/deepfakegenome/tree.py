@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from reprolab.errors import CorruptDataError, DatasetNotFoundError
+from reprolab.cli.errors import CorruptDataError, DatasetNotFoundError
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp", ".bmp"}
 SPLITS = ("train", "val", "test")

@@ -20,7 +20,7 @@ from PIL import Image
 from experiments.deepfakegenome.families import forge
 from experiments.deepfakegenome.tree import IMAGE_SUFFIXES, REAL, split_of
 from experiments.deepfakegenome.zoo import AlgorithmSpec, sample_specs
-from reprolab.errors import CorruptDataError, DatasetNotFoundError
+from reprolab.cli.errors import CorruptDataError, DatasetNotFoundError
 
 ZOO_VERSION = 1
 

@@ -4,7 +4,7 @@
 
 The estimate ĉ is a linear read-out of Z averaged over the whole input (model.py). Training feeds it
 `data.patch_size`² patches; the test feeds it whole images, whose pooled Z may differ. For every finished run with an
-estimator below the folders: load its tested model (`reprolab.run_model.load_run_model`), rebuild its test sets from its own
+estimator below the folders: load its tested model (`reprolab.run.finished_model.load_run_model`), rebuild its test sets from its own
 config (the same images and the same fixed LR noise), and compute, per test set × degradation, the mean over images of
 ‖ĉ − c‖ (code units) four ways:
 - `whole`: ĉ from the whole image, as the test does; it must equal the run's logged `test/degradation_error_<set>`
@@ -31,7 +31,7 @@ from torch import Tensor
 
 from experiments.degbins.model import degradation_code
 from reprolab.results.runs import find_runs
-from reprolab.run_model import load_run_model
+from reprolab.run.finished_model import load_run_model
 
 BAR = 0.125  # pre-registered (RESULTS.md, session 7): half the smallest spacing between the four codes
 TOLERANCE = 2e-6  # |whole − logged|: the same float32 forward, averaged over images by Lightning in float32

@@ -3,7 +3,7 @@
     python -m experiments.degbins.film_response logs/claims/degbins/degradation_b32_film [more sweep folders ...]
 
 For every finished run with `model.degradation_condition: film` below the given folders: rebuild the model from the
-run's composed config (`.hydra/config.yaml`) with the checkpoint it tested (`reprolab.run_model.load_run_model`), and evaluate FiLM's
+run's composed config (`.hydra/config.yaml`) with the checkpoint it tested (`reprolab.run.finished_model.load_run_model`), and evaluate FiLM's
 (γ, β) = MLP(c) on the code c of each of the run's test degradations (`Z ← Z ⊙ (1 + γ) + β`, model.py). Prints, per
 run and degradation, mean and max |γ| (a relative gain on Z, dimensionless) and mean |β| (in Z's units), and per
 run the largest |Δγ| between ×16 and ×4 and between noisy and clean ×8. Nothing is written.
@@ -18,7 +18,7 @@ import torch
 
 from experiments.degbins.model import degradation_code
 from reprolab.results.runs import find_runs
-from reprolab.run_model import load_run_model
+from reprolab.run.finished_model import load_run_model
 
 
 def film_modulation(film: torch.nn.Module, degradations: list[tuple[float, float]]) -> dict[tuple, tuple]:

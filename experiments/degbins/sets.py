@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
-from reprolab.errors import CorruptDataError, DatasetNotFoundError
+from reprolab.cli.errors import CorruptDataError, DatasetNotFoundError
 
 DOWNLOAD_HINT = ("run 'make data-depth-sr' (the claim's test sets) or 'make data-nyuv2-dsr' (paper scale), or set "
                  "REPROLAB_DATA or paths.data_dir")

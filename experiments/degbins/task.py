@@ -19,8 +19,8 @@ import torch.nn.functional as F
 from experiments.degbins.heads import bin_spread, expected_bin_width
 from experiments.degbins.metrics import dsr_rmse
 from experiments.degbins.model import degradation_error, stage_loss
-from reprolab.errors import ConfigError
-from reprolab.task import Task
+from reprolab.cli.errors import ConfigError
+from reprolab.tasks.base import Task
 
 NEEDS_MINMAX = ("nyu", "rgbdd")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 
 def _optional(module: str, name: str, option: str):

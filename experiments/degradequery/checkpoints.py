@@ -6,8 +6,8 @@ from pathlib import Path
 
 from torch import nn
 
-from reprolab.errors import ConfigError, DatasetNotFoundError
-from reprolab.run_model import model_state
+from reprolab.cli.errors import ConfigError, DatasetNotFoundError
+from reprolab.run.finished_model import model_state
 
 PRETRAIN_COMMAND = ("run its pretraining stage first (make pretrain-degradequery for the claim splits, or "
                     "reprolab-train experiment=degradequery/pretrain[_gin|_sequences] with that split and seed)")

@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from reprolab.array_cache import cached_array
-from reprolab.errors import CorruptDataError, DatasetNotFoundError
-from reprolab.extras import require
+from reprolab.cli.errors import CorruptDataError, DatasetNotFoundError
+from reprolab.config.extras import require
+from reprolab.data.array_cache import cached_array
 
 CSV_NAME = "protac8k.csv"
 COLUMNS = ("id", "smiles", "target_name", "target_uniprot", "e3_name", "e3_uniprot", "label", "split_seed111")
@@ -186,7 +186,7 @@ def print_records_report(report, argv: list[str] | None = None) -> dict:
     import json
     import sys
 
-    from reprolab.config import compose
+    from reprolab.config.compose import compose
 
     cfg = compose(["experiment=degradequery/main", *(sys.argv[1:] if argv is None else argv)])
     result = report(load_protac8k(cfg.data.data_dir, cfg.data.subdir).records)

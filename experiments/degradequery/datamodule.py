@@ -12,7 +12,7 @@ import pandas as pd
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 from .data import load_protac8k
 from .inputs import TupleInputs

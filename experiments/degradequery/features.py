@@ -13,7 +13,7 @@ import numpy as np
 import torch
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 
 class TupleFingerprintFeatures:

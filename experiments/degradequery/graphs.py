@@ -15,7 +15,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from reprolab.extras import require
+from reprolab.config.extras import require
 
 ELEMENTS = ("C", "N", "O", "S", "F", "Cl", "Br", "I", "P")
 ATOM_DIM = len(ELEMENTS) + 1 + 6 + 1 + 3 + 4 + 1

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from reprolab.array_cache import cache_path, load_array, save_array
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
+from reprolab.data.array_cache import cache_path, load_array, save_array
 
 from .protac_parts import ProtacParts, linker_descriptors, split_protac
 

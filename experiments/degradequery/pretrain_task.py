@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import torch
 
-from reprolab.errors import ConfigError
-from reprolab.task import Task
+from reprolab.cli.errors import ConfigError
+from reprolab.tasks.base import Task
 
 from .pretrain import CounterfactualSampler, counterfactual_loss
 
 
 class CounterfactualPretrainTask(Task):
-    # the corpus datamodule has a validation loader; pretraining selects nothing (reprolab.run_logging.expected_warnings)
+    # the corpus datamodule has a validation loader; pretraining selects nothing (reprolab.run.job_logging.expected_warnings)
     expected_warnings = ("You passed in a `val_dataloader` but have no `validation_step`",)
 
     def __init__(self, model, optimizer, scheduler=None, sampling: str = "frequency"):

@@ -12,7 +12,7 @@ from pathlib import Path
 import lightning as L
 import torch
 
-from reprolab.errors import DatasetNotFoundError
+from reprolab.cli.errors import DatasetNotFoundError
 
 SELECT_COMMAND = "run stage 1 first: the carve-select sweep of degradequery/main (make claim-degradequery-official)"
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from reprolab.extras import require
+from reprolab.config.extras import require
 
 from .data import Protac8K, resolve_duplicates
 

@@ -10,7 +10,7 @@ DQ_HOLDOUT_SPLITS ?= target_e3,scaffold
 DQ_RUNS := logs/claims/degradequery
 DQ_TRAIN = $(DQ_ENV) $(TRAIN)
 # Each sweep's arguments after `-m` (DQ_*_ARGS), so a target runs a stage-1 sweep and the sweeps that read it in one
-# process (`reprolab-train -m A --next -m B`, src/reprolab/sweep_chain.py: start-up and the ECFP matrix paid once; a
+# process (`reprolab-train -m A --next -m B`, src/reprolab/sweeps/chain.py: start-up and the ECFP matrix paid once; a
 # failed part does not stop the next) and claim-degradequery chains them all.
 # stage 1 (counterfactual pretraining, preset $(1)) over seeds $(2) and splits $(3): one run per split and seed in
 # $(DQ_RUNS)/$(1)/<split>-<seed>, where the fine-tuning presets read it (`pretrain_run`)

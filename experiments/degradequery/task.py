@@ -12,9 +12,9 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 from reprolab.metrics.binary import BinaryMetrics
-from reprolab.task import Task
+from reprolab.tasks.base import Task
 from reprolab.tasks.sklearn_selection import accuracy_threshold, threshold_report
 
 from .checkpoints import load_pretrained

@@ -13,8 +13,8 @@ import lightning as L
 import torch
 from torch.utils.data import DataLoader, Dataset, TensorDataset
 
+from reprolab.cli.errors import ConfigError
 from reprolab.data.digits import fake_digits_arrays, load_digits_arrays
-from reprolab.errors import ConfigError
 
 
 class GeneratedBatches(Dataset):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 ARMS = ("reinforce", "iw", "iw_clipped", "ppo", "dg", "sign_blind")
 

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from experiments.delightful.actor import behaviour_log_probs
 from experiments.delightful.model import SEP
 from experiments.delightful.task import PolicyGradientTask
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 
 def with_separator(prompts: torch.Tensor, answers: torch.Tensor | None = None) -> torch.Tensor:

@@ -13,8 +13,8 @@ from torch.func import functional_call
 
 from experiments.delightful.actor import SnapshotRing, behaviour_log_probs, corrupt_rewards
 from experiments.delightful.losses import ARMS, policy_gradient_objective
-from reprolab.errors import ConfigError
-from reprolab.task import Task
+from reprolab.cli.errors import ConfigError
+from reprolab.tasks.base import Task
 
 BASELINES = ("batch_mean", "none")
 

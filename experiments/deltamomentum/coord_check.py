@@ -16,7 +16,7 @@ from hydra import compose, initialize_config_dir
 
 from experiments.deltamomentum.plotting import pyplot, save
 from experiments.deltamomentum.tables import COORDS, coordinates
-from reprolab.config import CONF_DIR
+from reprolab.config.compose import CONF_DIR
 from reprolab.results.runs import find_runs
 
 HERE = Path(__file__).resolve().parent

@@ -18,9 +18,9 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 from experiments.deltamomentum.tokens import encode_documents, load_tokenizer, read_shard
+from reprolab.cli.errors import ConfigError, CorruptDataError, DatasetNotFoundError
 from reprolab.data.fake import FakeTokens
 from reprolab.data.fetch import REGISTRY
-from reprolab.errors import ConfigError, CorruptDataError, DatasetNotFoundError
 
 # FineWeb-Edu sample-10BT through the GPT-2 tokenizer (the paper-scale shards; sizes for `+data/fake=on`).
 FINEWEB_TOKENS, FINEWEB_VAL_TOKENS, GPT2_VOCAB = 10_000_000_000, 10_000_000, 50_257

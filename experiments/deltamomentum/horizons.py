@@ -18,7 +18,7 @@ from hydra.utils import instantiate
 from torch import nn
 
 from experiments.deltamomentum.plotting import pyplot, save
-from reprolab.config import CONF_DIR
+from reprolab.config.compose import CONF_DIR
 
 HERE = Path(__file__).resolve().parent
 

@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from reprolab.task import Task
+from reprolab.tasks.base import Task
 
 TARGET_SEED_OFFSET = 7919  # w* gets its own generator, independent of the batches drawn with `seed`
 

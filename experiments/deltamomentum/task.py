@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch.nn.functional as F
 
-from reprolab.errors import ConfigError
-from reprolab.task import Task
+from reprolab.cli.errors import ConfigError
+from reprolab.tasks.base import Task
 
 
 class LanguageModelTask(Task):

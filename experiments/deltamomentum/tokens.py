@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from reprolab.errors import ConfigError, CorruptDataError, DatasetNotFoundError
-from reprolab.extras import require
+from reprolab.cli.errors import ConfigError, CorruptDataError, DatasetNotFoundError
+from reprolab.config.extras import require
 
 MAGIC, VERSION, HEADER_INTS = 20260531, 1, 256
 

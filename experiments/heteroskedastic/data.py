@@ -14,8 +14,8 @@ import torch
 from torch.utils.data import DataLoader, Subset, TensorDataset
 
 from experiments.heteroskedastic.datasets import load
+from reprolab.cli.errors import ConfigError
 from reprolab.data.tensor_loader import tensor_loader
-from reprolab.errors import ConfigError
 
 SPLITS = ("train", "val", "holdout", "test")
 

@@ -12,8 +12,8 @@ import lightning as L
 import torch
 from torch.utils.data import Dataset
 
-from reprolab.errors import ConfigError
-from reprolab.extras import require
+from reprolab.cli.errors import ConfigError
+from reprolab.config.extras import require
 
 
 class OneTarget(Dataset):

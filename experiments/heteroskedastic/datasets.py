@@ -12,9 +12,9 @@ from pathlib import Path
 
 import torch
 
+from reprolab.cli.errors import ConfigError, CorruptDataError, DatasetNotFoundError
 from reprolab.data.fetch import missing
 from reprolab.data.tables import read_numeric_csv
-from reprolab.errors import ConfigError, CorruptDataError, DatasetNotFoundError
 
 ENERGY_FILE = "energy-efficiency-enb2012/energy_efficiency_clean.csv"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from torch import Tensor, nn
 
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 
 class RegressionMLP(nn.Module):

@@ -8,8 +8,8 @@ from __future__ import annotations
 import torch.nn.functional as F
 from torch import nn
 
-from reprolab.errors import ConfigError
-from reprolab.extras import require
+from reprolab.cli.errors import ConfigError
+from reprolab.config.extras import require
 
 
 class LatentMPNN(nn.Module):

@@ -19,9 +19,9 @@ import torch
 from torch import Tensor, nn
 
 from experiments.heteroskedastic.task import GaussianRegressionTask, unpack
-from reprolab.errors import ConfigError, DatasetNotFoundError
-from reprolab.run_folder import run_checkpoint
-from reprolab.run_model import model_state
+from reprolab.cli.errors import ConfigError, DatasetNotFoundError
+from reprolab.run.finished_model import model_state
+from reprolab.run.folder import run_checkpoint
 
 LAYERS = ("all", "last", "none")
 

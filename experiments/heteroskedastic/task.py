@@ -15,8 +15,8 @@ import torch
 from torch import Tensor
 
 from experiments.heteroskedastic.metrics import gaussian_nll, regression_metrics, to_original_units
-from reprolab.errors import ConfigError
-from reprolab.task import Task
+from reprolab.cli.errors import ConfigError
+from reprolab.tasks.base import Task
 
 OBJECTIVES = ("mse", "nll", "beta_nll", "faithful")
 

@@ -15,7 +15,7 @@ import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 from experiments.koopman.systems import SYSTEMS, trajectories
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 
 class KoopmanDataModule(L.LightningDataModule):

@@ -35,10 +35,10 @@ from experiments.koopman.dictionary import (
     whiten,
 )
 from experiments.koopman.edmd import EDMD, relative_prediction_error
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 from reprolab.results.runs import find_runs
-from reprolab.run_folder import run_checkpoint, write_metrics
-from reprolab.run_model import model_state
+from reprolab.run.finished_model import model_state
+from reprolab.run.folder import run_checkpoint, write_metrics
 
 
 def build_library(rcfg, datamodule):

@@ -5,8 +5,8 @@ windows from `data.KoopmanDataModule`. Logged per stage: loss, recon, pred, lin,
 from __future__ import annotations
 
 from experiments.koopman.losses import koopman_losses
-from reprolab.errors import ConfigError
-from reprolab.task import Task
+from reprolab.cli.errors import ConfigError
+from reprolab.tasks.base import Task
 
 
 class KoopmanTask(Task):

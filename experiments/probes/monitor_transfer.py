@@ -20,7 +20,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.linear_model import LogisticRegression
 
 from experiments.probes.quotient import visible_basis
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 READS, TARGETS = ("transfer", "oracle", "source"), ("quotient", "full")
 

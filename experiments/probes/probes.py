@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 from experiments.probes.whitening import FittedInputMap
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 
 class Probe(nn.Module):

@@ -12,7 +12,7 @@ import torch
 from hydra.utils import instantiate
 from torch import nn
 
-from reprolab.run_model import load_run_model
+from reprolab.run.finished_model import load_run_model
 
 
 def load_source(run_dir: str | Path) -> tuple[nn.Module, object]:

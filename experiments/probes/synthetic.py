@@ -15,8 +15,8 @@ import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 from experiments.probes.full_batch import FullBatchSplits
+from reprolab.cli.errors import ConfigError
 from reprolab.data.tensor_loader import tensor_loader
-from reprolab.errors import ConfigError
 
 
 def label_rule(task: str, z: torch.Tensor) -> torch.Tensor:

@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 from torchmetrics.classification import BinaryAUROC
 
-from reprolab.task import Task
+from reprolab.tasks.base import Task
 
 
 class ProbeTask(Task):

@@ -16,8 +16,8 @@ from experiments.probes.digits import as_images, digits_images
 from experiments.probes.full_batch import FullBatchSplits
 from experiments.probes.sources import load_source, readout_inputs, untrained_source
 from experiments.probes.whitening import FittedInputMap
+from reprolab.cli.errors import ConfigError
 from reprolab.data.digits import fake_digits_arrays
-from reprolab.errors import ConfigError
 
 
 def whitened(h_train: torch.Tensor, *others: torch.Tensor) -> list[torch.Tensor]:

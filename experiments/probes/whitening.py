@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 KINDS = ("whiten", "standardize", "none")
 

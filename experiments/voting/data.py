@@ -19,7 +19,7 @@ from experiments.voting.embeddings import permute_candidates
 from experiments.voting.preflib import load_preflib_dir
 from experiments.voting.profiles import sample_profiles
 from experiments.voting.rules import rule_by_name
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 
 def permuted_batch(items: list[tuple[torch.Tensor, torch.Tensor]]) -> tuple[torch.Tensor, torch.Tensor]:

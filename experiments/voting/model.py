@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 from experiments.voting.embeddings import Embedding
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 
 def mlp(in_features: int, hidden: int, depth: int, out_features: int) -> nn.Sequential:

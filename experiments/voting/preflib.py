@@ -16,8 +16,8 @@ from pathlib import Path
 import torch
 from torchvision.datasets.utils import download_url
 
-from reprolab.errors import CorruptDataError, DatasetNotFoundError
-from reprolab.one_line_errors import one_line_errors
+from reprolab.cli.errors import CorruptDataError, DatasetNotFoundError
+from reprolab.cli.one_line_errors import one_line_errors
 
 # A few real elections with 4-5 alternatives (PrefLib "netflix" 00004: 3-4 movies, thousands of voters;
 # "tshirt" 00012: 11 designs). Override with --url; any .soc/.soi file works.

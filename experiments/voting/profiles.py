@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 CULTURES = ("ic", "mallows", "urn")
 

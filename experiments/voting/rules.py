@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 
 def positions(ballots: torch.Tensor) -> torch.Tensor:

@@ -21,10 +21,10 @@ import torch.nn.functional as F
 from experiments.voting import axioms
 from experiments.voting.model import parameter_count
 from experiments.voting.rules import RULES, winner_lottery
-from reprolab.errors import ConfigError
-from reprolab.run_folder import run_checkpoint
-from reprolab.run_model import model_state
-from reprolab.task import Task
+from reprolab.cli.errors import ConfigError
+from reprolab.run.finished_model import model_state
+from reprolab.run.folder import run_checkpoint
+from reprolab.tasks.base import Task
 
 CHECKS = ("condorcet", "condorcet_loser", "pareto", "participation", "monotonicity", "anonymity", "neutrality")
 

@@ -170,7 +170,7 @@ def preset_models(setting: str, micro_batch: int):
     preset's tokens per optimizer step and sequence length."""
     from hydra.utils import instantiate
 
-    from reprolab.config import CONF_DIR, compose
+    from reprolab.config.compose import CONF_DIR, compose
     from reprolab.optim.build import build_optimizer
 
     for arm in ("adamw", "delta"):

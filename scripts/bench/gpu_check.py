@@ -27,7 +27,7 @@ from PIL import Image
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gpu_check_plan import PLAN_ARMS, arm_overrides, compare, delta_overhead, load_plan, report  # noqa: E402
 
-TRAIN = [sys.executable, "-m", "reprolab.train"]
+TRAIN = [sys.executable, "-m", "reprolab.cli.train"]
 COMMON = ["logger=csv", "print_config=false", "trainer.enable_progress_bar=false", "trainer.max_epochs=1",
           "+trainer.limit_val_batches=2", "+trainer.limit_test_batches=2", "trainer.log_every_n_steps=10",
           "+callbacks.step_timer._target_=reprolab.callbacks.StepTimer"]

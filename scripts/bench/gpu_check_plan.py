@@ -2,7 +2,7 @@
 
 `gpu_check.py` runs two arms, the paper's 67M AdamW and DeltaAdamW presets (`fineweb_67m`, `fineweb_67m_delta`:
 each on `+data/fake=on`, a few optimizer steps at the paper's micro-batch and accumulation), and prints
-`measured / predicted` for both; a ratio far from 1 says which assumption of src/reprolab/plan.py (MFU, launch
+`measured / predicted` for both; a ratio far from 1 says which assumption of src/reprolab/plan/compute.py (MFU, launch
 count, activation bytes) to revisit. Their step-time ratio is DeltaAdamW's realised overhead at the paper's shape,
 next to the paper's 7.3 % (issue 14 §3).
 """

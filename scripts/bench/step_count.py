@@ -1,7 +1,7 @@
 """Run `-c CODE` or `-m MODULE ARGS…` as `python` would, counting its `optimizer.step()` calls (torch's global step
 hook); at exit the count is appended to the file named by $REPROLAB_STEP_COUNT.
 
-    REPROLAB_STEP_COUNT=steps.txt python scripts/bench/step_count.py -m reprolab.train -m experiment=…
+    REPROLAB_STEP_COUNT=steps.txt python scripts/bench/step_count.py -m reprolab.cli.train -m experiment=…
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from experiments.deepfakegenome.zoo import AlgorithmSpec, describe
 from experiments.deepfakegenome.zoo_build import build_zoo
-from reprolab.paths import data_root
+from reprolab.config.paths import data_root
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ the CelebA site by hand into <data-dir>/celeba/ and re-run: the MD5 check then r
 import argparse
 
 from experiments.apt.data_celeba import celeba_split
-from reprolab.one_line_errors import one_line_errors
+from reprolab.cli.one_line_errors import one_line_errors
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

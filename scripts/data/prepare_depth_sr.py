@@ -30,8 +30,8 @@ from pathlib import Path
 import numpy as np
 from torchvision.datasets.utils import download_url
 
+from reprolab.config.extras import require
 from reprolab.data.fetch import sha256_file as sha256
-from reprolab.extras import require
 
 NYU_URL = "http://horatio.cs.nyu.edu/mit/silberman/nyu_depth_v2/nyu_depth_v2_labeled.mat"
 DCTNET_REPO = "https://github.com/Zhaozixiang1228/GDSR-DCTNet.git"

@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run from a check
 
 from experiments.deltamomentum.data import read_texts  # noqa: E402
 from experiments.deltamomentum.tokens import load_tokenizer, write_shard  # noqa: E402
-from reprolab.extras import require  # noqa: E402
-from reprolab.one_line_errors import one_line_errors  # noqa: E402
+from reprolab.cli.one_line_errors import one_line_errors  # noqa: E402
+from reprolab.config.extras import require  # noqa: E402
 
 
 def documents(source: str, skip: int):

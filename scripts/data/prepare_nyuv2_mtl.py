@@ -7,7 +7,7 @@ python scripts/data/prepare_nyuv2_mtl.py --data-dir data --archive nyuv2.zip
 import argparse
 
 from experiments.apt.data_dense import NYUV2_URL, prepare
-from reprolab.one_line_errors import OFFLINE_ADVICE, one_line_errors
+from reprolab.cli.one_line_errors import OFFLINE_ADVICE, one_line_errors
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

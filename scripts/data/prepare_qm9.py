@@ -6,7 +6,7 @@ python scripts/data/prepare_qm9.py --data-dir data
 import argparse
 
 from experiments.apt.data_qm9 import QM9DataModule
-from reprolab.one_line_errors import one_line_errors
+from reprolab.cli.one_line_errors import one_line_errors
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -1,11 +1,11 @@
-"""reprolab.array_cache: arrays kept under paths.cache_dir, keyed by a hash of their inputs."""
+"""reprolab.data.array_cache: arrays kept under paths.cache_dir, keyed by a hash of their inputs."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from reprolab.array_cache import cache_path, cached_array
+from reprolab.data.array_cache import cache_path, cached_array
 
 
 def counting(value: np.ndarray):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from reprolab.run_folder import lock_run_folder
+from reprolab.run.folder import lock_run_folder
 from tests.core.cli import run_cli
 
 pytestmark = pytest.mark.slow

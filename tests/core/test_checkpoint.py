@@ -106,8 +106,8 @@ def test_a_due_write_brings_the_folder_to_the_state_of_that_validation(tmp_path,
 def test_no_model_checkpoint_in_the_config_means_no_checkpoint_files(tmp_path):
     """`callbacks.model_checkpoint=null` must not bring back Lightning's default ModelCheckpoint (which would
     write `epoch=…ckpt` at every validation); the default callbacks still checkpoint."""
-    from reprolab.config import compose
-    from reprolab.trainer import build_trainer
+    from reprolab.config.compose import compose
+    from reprolab.run.trainer import build_trainer
 
     overrides = ["experiment=cifar10/small_sgd_cpu", "logger=none", f"paths.output_dir={tmp_path}"]
     without = build_trainer(compose([*overrides, "callbacks.model_checkpoint=null"]))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reprolab import dashboard, table
 from reprolab.claims import cli as claims_cli
+from reprolab.cli import dashboard, table
 
 
 @pytest.mark.parametrize(("main", "prog"), [(table.main, "reprolab-table"), (dashboard.main, "reprolab-dashboard"),

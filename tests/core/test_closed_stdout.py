@@ -12,7 +12,7 @@ import sys
 import pytest
 import tomllib
 
-from reprolab.closed_stdout import CLOSED_STDOUT_EXIT, is_closed_pipe, quiet_on_closed_stdout
+from reprolab.cli.closed_stdout import CLOSED_STDOUT_EXIT, is_closed_pipe, quiet_on_closed_stdout
 from tests.core.cli import BIN, PYTHONPATH, REPO_ROOT
 
 SCRIPTS = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["scripts"]
@@ -38,7 +38,7 @@ def test_every_console_script_is_wrapped_by_the_shared_helper():
 
 
 @pytest.mark.parametrize("args", [["reprolab-train", "--help"], ["reprolab-eval", "--help"],
-                                  ["reprolab-dashboard", "--list"], ["python", "-m", "reprolab.rehash", "."]])
+                                  ["reprolab-dashboard", "--list"], ["python", "-m", "reprolab.sweeps.rehash", "."]])
 def test_output_into_a_closed_pipe_ends_quietly(args, tmp_path):
     """Hydra's help (printed inside the app), argparse scripts' normal output (still buffered at the end)."""
     program = [sys.executable] if args[0] == "python" else [str(BIN / args[0])]

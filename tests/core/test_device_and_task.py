@@ -7,10 +7,10 @@ import functools
 import pytest
 import torch
 
-from reprolab.config import compose
-from reprolab.device import check_device
-from reprolab.errors import ConfigError, DeviceError
+from reprolab.cli.errors import ConfigError, DeviceError
+from reprolab.config.compose import compose
 from reprolab.models.mlp import MLP
+from reprolab.run.device import check_device
 from reprolab.tasks.classification import ClassificationTask
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
+from reprolab.cli.errors import ConfigError, DatasetNotFoundError
 from reprolab.data.digits import load_digits_arrays
-from reprolab.errors import ConfigError, DatasetNotFoundError
 
 
 def test_bundled_digits_are_a_fixed_split_of_all_1797_images_in_unit_range():

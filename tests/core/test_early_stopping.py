@@ -7,8 +7,8 @@ import lightning as L
 import torch
 from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 
-from reprolab.config import compose
-from reprolab.trainer import build_callbacks
+from reprolab.config.compose import compose
+from reprolab.run.trainer import build_callbacks
 
 
 class FlatValidation(L.LightningModule):

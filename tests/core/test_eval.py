@@ -6,10 +6,10 @@ import pytest
 import torch
 from omegaconf import OmegaConf
 
-from reprolab.config import compose
-from reprolab.errors import ConfigError, DeviceError
-from reprolab.eval import load_eval_config
-from reprolab.run_builder import build_run
+from reprolab.cli.errors import ConfigError, DeviceError
+from reprolab.cli.eval import load_eval_config
+from reprolab.config.compose import compose
+from reprolab.run.build import build_run
 
 
 def saved_run(tmp_path, overrides: list[str]):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reprolab.extras import MissingExtraError, require
+from reprolab.config.extras import MissingExtraError, require
 
 pytest_plugins = ["pytester"]
 tomllib = pytest.importorskip("tomllib", reason="reads pyproject.toml with Python 3.11's tomllib")
@@ -74,7 +74,7 @@ def test_one_paper_packages_are_extras_and_all_holds_every_extra():
 def test_a_test_that_reaches_a_missing_extra_is_skipped_with_its_reason(pytester):
     pytester.makeconftest((REPO / "tests" / "conftest.py").read_text())
     pytester.makepyfile("""
-        from reprolab.extras import MissingExtraError
+        from reprolab.config.extras import MissingExtraError
 
         def test_needs_it():
             raise MissingExtraError("rdkit is not installed; it comes with the 'degradequery' extra")

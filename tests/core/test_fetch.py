@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from reprolab.cli.errors import ReprolabError
 from reprolab.data import derived
 from reprolab.data.fetch import REGISTRY, Dataset, fetch, folder_digest, main, missing
-from reprolab.errors import ReprolabError
 
 REPO = Path(__file__).resolve().parents[2]
 

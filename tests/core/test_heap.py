@@ -1,4 +1,4 @@
-"""reprolab.heap: a CPU run fixes glibc's heap thresholds unless the user's environment sets them."""
+"""reprolab.run.heap: a CPU run fixes glibc's heap thresholds unless the user's environment sets them."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import sys
 import pytest
 from omegaconf import OmegaConf
 
-from reprolab import heap
-from reprolab.device import apply_device_settings
+from reprolab.run import heap
+from reprolab.run.device import apply_device_settings
 
 
 class FakeLibc:

@@ -21,7 +21,7 @@ OTHER_EXIT_1 = "sys.exit(1)"
 
 def run_train_with(body: str) -> subprocess.CompletedProcess:
     """`reprolab-train`'s main with Hydra's entry replaced by `body`."""
-    code = ("import os, signal, sys, time\nimport reprolab.train as train\n"
+    code = ("import os, signal, sys, time\nimport reprolab.cli.train as train\n"
             "def fake_hydra_main():\n" + "".join(f"    {line}\n" for line in body.strip().splitlines()) +
             "train.hydra_main = fake_hydra_main\ntrain.main()\n")
     return subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120,

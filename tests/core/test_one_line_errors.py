@@ -1,4 +1,4 @@
-"""`reprolab.one_line_errors`: a data script's failure is one `error:` line and an exit code, never a traceback."""
+"""`reprolab.cli.one_line_errors`: a data script's failure is one `error:` line and an exit code, never a traceback."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from urllib.error import URLError
 
 import pytest
 
-from reprolab.errors import DatasetNotFoundError, NonFiniteLossError
-from reprolab.one_line_errors import one_line_errors
+from reprolab.cli.errors import DatasetNotFoundError, NonFiniteLossError
+from reprolab.cli.one_line_errors import one_line_errors
 
 
 @pytest.mark.parametrize(("raised", "line", "code"), [

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from reprolab.config import REPO_ROOT
+from reprolab.config.compose import REPO_ROOT
 
 EXPERIMENTS = REPO_ROOT / "experiments"
 GRADIENT_CALLS = re.compile(r"\.backward\(|torch\.autograd\.grad\(|autograd\.grad\(")

@@ -1,12 +1,12 @@
-"""An override Hydra cannot apply is one line saying what to write instead (`reprolab.override_hints`)."""
+"""An override Hydra cannot apply is one line saying what to write instead (`reprolab.cli.override_hints`)."""
 
 from __future__ import annotations
 
 import pytest
 from hydra import compose, initialize_config_dir
 
-from reprolab.config import CONF_DIR
-from reprolab.override_hints import argument_error_line, override_error_line
+from reprolab.cli.override_hints import argument_error_line, override_error_line
+from reprolab.config.compose import CONF_DIR
 from tests.core.cli import run_cli
 
 
@@ -53,7 +53,7 @@ def test_other_errors_are_left_to_the_caller():
 def test_reprolab_eval_prints_the_hint_and_exits_2(tmp_path, capsys, override, line):
     import torch
 
-    from reprolab import eval as reprolab_eval
+    from reprolab.cli import eval as reprolab_eval
     from tests.core.test_eval import saved_run
 
     ckpt = saved_run(tmp_path, ["experiment=cifar10/small_sgd_cpu"])

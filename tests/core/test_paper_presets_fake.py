@@ -1,4 +1,4 @@
-"""Every experiment preset takes two optimizer steps and one validation batch on CPU, through `reprolab.train.run`,
+"""Every experiment preset takes two optimizer steps and one validation batch on CPU, through `reprolab.cli.train.run`,
 on its datamodule made fake (`+data/fake=on`: the paper's sample shapes, dtypes, label ranges and sequence lengths).
 
 CPU stands in for the GPU group: fp32 for bf16, no torch.compile, no logger, no test stage, no loader workers,
@@ -26,7 +26,9 @@ import torch
 from hydra.utils import get_class
 from omegaconf import open_dict
 
-from reprolab.config import CONF_DIR, REPO_ROOT, compose
+from reprolab.cli.errors import DatasetNotFoundError
+from reprolab.cli.train import run
+from reprolab.config.compose import CONF_DIR, REPO_ROOT, compose
 from reprolab.data.fake import (
     FAKE_TARGET,
     FakeSamples,
@@ -35,9 +37,7 @@ from reprolab.data.fake import (
     fake_datamodule,
     set_batch_size,
 )
-from reprolab.errors import DatasetNotFoundError
-from reprolab.plan_jobs import STAND_IN_SPLIT
-from reprolab.train import run
+from reprolab.plan.jobs import STAND_IN_SPLIT
 from tests.conftest import DATA_ROOT
 
 PRESETS = sorted(p.relative_to(CONF_DIR / "experiment").with_suffix("").as_posix()
@@ -126,7 +126,7 @@ def test_fake_override_composes_to_the_fake_target():
 
 
 def test_unknown_real_datamodule_is_one_clear_line():
-    from reprolab.errors import ConfigError
+    from reprolab.cli.errors import ConfigError
 
     with pytest.raises(ConfigError, match="neither a class path nor a data option"):
         fake_datamodule(real="no_such_option")
@@ -135,7 +135,7 @@ def test_unknown_real_datamodule_is_one_clear_line():
 def test_console_script_with_the_one_override(tmp_path):
     """`reprolab-train experiment=... +data/fake=on` end to end (the `${hydra:...}` lookup needs a real Hydra run)."""
     env = {**os.environ, "PYTHONPATH": f"{REPO_ROOT / 'src'}{os.pathsep}{REPO_ROOT}", "OMP_NUM_THREADS": "1"}
-    cmd = [sys.executable, "-m", "reprolab.train", "experiment=probes/mnist_source_a", "+data/fake=on",
+    cmd = [sys.executable, "-m", "reprolab.cli.train", "experiment=probes/mnist_source_a", "+data/fake=on",
            "data.batch_size=2", "data.eval_batch_size=2", *TWO_STEPS, f"hydra.run.dir={tmp_path}"]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]

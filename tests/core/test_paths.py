@@ -1,4 +1,4 @@
-"""Paths are anchored to the project root, and the data folder is resolved in one place (reprolab.paths)."""
+"""Paths are anchored to the project root, and the data folder is resolved in one place (reprolab.config.paths)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import subprocess
 import uuid
 from pathlib import Path
 
-from reprolab.config import compose
-from reprolab.paths import data_root, other_checkout_warning, project_root
+from reprolab.config.compose import compose
+from reprolab.config.paths import data_root, other_checkout_warning, project_root
 from tests.core.cli import BIN, PYTHONPATH
 
 REPO = Path(__file__).resolve().parents[2]
@@ -67,9 +67,9 @@ def run_from(folder: Path, *args: str, data: Path) -> tuple[int, str]:
 
 def test_python_m_reprolab_paths_prints_the_folders_and_nothing_on_stderr(tmp_path):
     env = {"PYTHONPATH": PYTHONPATH, "PATH": "/usr/bin:/bin", "REPROLAB_DATA": str(tmp_path)}
-    data = subprocess.run([str(BIN / "python"), "-m", "reprolab.paths"], cwd=tmp_path, env=env, capture_output=True,
+    data = subprocess.run([str(BIN / "python"), "-m", "reprolab.config.paths"], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=120)
-    root = subprocess.run([str(BIN / "python"), "-m", "reprolab.paths", "root"], cwd=tmp_path, env=env,
+    root = subprocess.run([str(BIN / "python"), "-m", "reprolab.config.paths", "root"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120)
     assert (data.returncode, data.stdout, data.stderr) == (0, f"{tmp_path}\n", "")
     assert (root.returncode, root.stdout, root.stderr) == (0, f"{REPO}\n", "")

@@ -11,15 +11,15 @@ import torch
 from omegaconf import OmegaConf
 from torch.utils.data import DataLoader, Subset, TensorDataset
 
-from reprolab import device as device_module
 from reprolab.callbacks import FiniteLossGuard, LostRankExit
-from reprolab.config import compose
+from reprolab.config.compose import compose
 from reprolab.data.tensor_loader import tensor_loader
-from reprolab.device import world_size
-from reprolab.loggers import log_config
 from reprolab.results.sweep_report import build_report
-from reprolab.run_folder import mask_saved_config
-from reprolab.trainer import build_callbacks
+from reprolab.run import device as device_module
+from reprolab.run.device import world_size
+from reprolab.run.folder import mask_saved_config
+from reprolab.run.loggers import log_config
+from reprolab.run.trainer import build_callbacks
 from tests.core.results.run_folders import make_run
 
 
@@ -179,31 +179,9 @@ def test_checkpoint_copy_matches_lightnings_walk_and_shares_no_tensor():
     assert ours["optimizer_states"][0]["state"][0]["step"].item() == 5.0
 
 
-def test_logging_a_value_skips_lightnings_device_walk_only_when_nothing_moves(monkeypatch):
-    from lightning.pytorch.trainer.connectors.logger_connector import result
-    from torchmetrics import MeanMetric
-
-    from reprolab import fast_log
-
-    fast_log.install()
-    walks = []
-    walk = result.apply_to_collection
-    monkeypatch.setattr(result, "apply_to_collection", lambda *a, **k: walks.append(1) or walk(*a, **k))
-    fast, lightning = result._ResultCollection(training=False), result._ResultCollection(training=False)
-    for collection, to in ((fast, result._ResultMetric.to), (lightning, result._ResultMetric.to.__wrapped__)):
-        monkeypatch.setattr(result._ResultMetric, "to", to)
-        for step, value in enumerate([0.5, 2.0, 3.25]):
-            collection.log("validation_step", "loss", torch.tensor(value), on_epoch=True, batch_size=step + 1)
-    assert len(walks) == 3  # Lightning's three calls; none from the fast path
-    assert torch.equal(fast["validation_step.loss"].compute(), lightning["validation_step.loss"].compute())
-    assert fast_log.all_on(fast["validation_step.loss"].__dict__, torch.device("cpu"))
-    assert not fast_log.all_on({"x": torch.zeros(1)}, torch.device("meta"))
-    assert not fast_log.all_on({"metric": MeanMetric()}, torch.device("cpu"))  # a logged Metric takes Lightning's way
-
-
 def test_a_jobs_config_is_resolved_once_for_its_checks_and_its_sweep_hash(tmp_path, monkeypatch):
-    from reprolab.sweep import config_hash, decide_job
-    from reprolab.train import check_config
+    from reprolab.cli.train import check_config
+    from reprolab.sweeps.callback import config_hash, decide_job
 
     cfg = compose(["experiment=cifar10/small_sgd_cpu"], output_dir=tmp_path / "run")
     resolving = []
@@ -243,20 +221,3 @@ def test_the_finite_loss_check_answers_as_torch_for_any_loss(values, dtype, size
     loss = torch.tensor(values * size, dtype=dtype, requires_grad=True) * 1  # a loss with a graph behind it
     for shaped in (loss, loss[0], loss.reshape(len(values), size)):
         assert all_finite(shaped) is bool(torch.isfinite(shaped).all())
-
-
-def test_tensor_batches_open_no_profiler_range_unless_a_profiler_records(monkeypatch):
-    data = TensorDataset(torch.randn(10, 3), torch.arange(10.0))
-    opened = []
-    real = torch.autograd.profiler.record_function
-    monkeypatch.setattr(torch.autograd.profiler, "record_function", lambda *a: opened.append(a) or real(*a))
-    torch.manual_seed(0)
-    got = [batch for batch in tensor_loader(data, 4, shuffle=True)]
-    assert opened == [] and len(got) == 3
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
-        torch.manual_seed(0)
-        profiled = [batch for batch in tensor_loader(data, 4, shuffle=True)]
-    assert len(opened) == 4  # torch's own __next__: one range per batch and the StopIteration call
-    assert any(e.name.startswith("enumerate(DataLoader)") for e in prof.events())
-    for ours, theirs in zip(got, profiled, strict=True):
-        assert all(torch.equal(a, b) for a, b in zip(ours, theirs, strict=True))

@@ -1,4 +1,4 @@
-"""`make plan` (src/reprolab/plan.py) and the GPU check's plan comparison (scripts/bench/gpu_check_plan.py)."""
+"""`make plan` (src/reprolab/plan/compute.py) and the GPU check's plan comparison (scripts/bench/gpu_check_plan.py)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from reprolab import plan as P
-from reprolab.config import REPO_ROOT
-from reprolab.plan_jobs import sweep_values
-from reprolab.plan_measure import step_config
+from reprolab.config.compose import REPO_ROOT
+from reprolab.plan import compute as P
+from reprolab.plan.jobs import sweep_values
+from reprolab.plan.measure import step_config
 
 sys.path.insert(0, str(REPO_ROOT / "scripts" / "bench"))
 import gpu_check_plan as G  # noqa: E402
@@ -196,7 +196,7 @@ def test_help_line_sums_runs_and_marks_partial_or_unmeasured_targets():
 
 
 def test_plan_md_explains_only_the_marks_it_uses():
-    from reprolab.plan_report import markdown
+    from reprolab.plan.report import markdown
 
     failed = {"preset": "b", "overrides": [], "runs": 1, "error": "killed"}
     partial = markdown({"assumptions": P.assumptions(), "targets": {"t": P.summarise([failed])}}, "make plan", ["H100"])

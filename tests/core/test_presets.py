@@ -8,10 +8,10 @@ import pytest
 from hydra.utils import instantiate
 from omegaconf import open_dict
 
-from reprolab.config import CONF_DIR, compose
-from reprolab.errors import DatasetNotFoundError
+from reprolab.cli.errors import DatasetNotFoundError
+from reprolab.cli.train import build_task, run
+from reprolab.config.compose import CONF_DIR, compose
 from reprolab.tasks.sklearn_estimator import SklearnEstimatorTask
-from reprolab.train import build_task, run
 
 PRESETS = sorted(p.relative_to(CONF_DIR / "experiment").with_suffix("").as_posix()
                  for p in (CONF_DIR / "experiment").rglob("*.yaml"))

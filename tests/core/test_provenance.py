@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from reprolab import provenance
+from reprolab.run import provenance
 
 
 @pytest.fixture(autouse=True)

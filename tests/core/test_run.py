@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from reprolab.config import compose
-from reprolab.train import run, sweep_value
+from reprolab.cli.train import run, sweep_value
+from reprolab.config.compose import compose
 from tests.core.cli import run_cli, small_run_args
 
 
@@ -76,7 +76,7 @@ def test_in_process_run_returns_sweep_value(tmp_path, cifar_folder):
 def test_eval_group_swap_composes_the_option_with_its_defaults(tmp_path):
     from omegaconf import OmegaConf
 
-    from reprolab.eval import load_eval_config
+    from reprolab.cli.eval import load_eval_config
 
     (tmp_path / ".hydra").mkdir()
     OmegaConf.save(compose(["experiment=cifar10/small_sgd_cpu"], output_dir=tmp_path), tmp_path / ".hydra" / "config.yaml")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from experiments.heteroskedastic.posthoc import resolve_checkpoint
-from reprolab.run_folder import run_checkpoint
+from reprolab.run.folder import run_checkpoint
 
 
 def finished_run(run, best: str | None, files=("epoch=3-step=40.ckpt", "last.ckpt")):

@@ -7,7 +7,7 @@ import math
 
 import torch
 
-from reprolab.run_folder import as_floats, merge_results, write_metrics
+from reprolab.run.folder import as_floats, merge_results, write_metrics
 
 
 def test_results_of_every_test_loader_are_kept():

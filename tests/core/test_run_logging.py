@@ -16,8 +16,8 @@ from sklearn.ensemble import RandomForestClassifier
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from reprolab.errors import ConfigError
-from reprolab.run_logging import expected_warnings, silence_known_noise
+from reprolab.cli.errors import ConfigError
+from reprolab.run.job_logging import expected_warnings, silence_known_noise
 from reprolab.tasks.sklearn_estimator import SklearnEstimatorTask
 from tests.core.test_sklearn_estimator import TinyBinary, make_task, trainer
 
@@ -117,8 +117,8 @@ def test_an_empty_training_loader_is_still_refused_in_one_line(tmp_path):
 
 @pytest.mark.parametrize("declared", [True, False])
 def test_a_run_fits_and_tests_inside_its_tasks_expected_warnings(tmp_path, monkeypatch, declared):
-    """`reprolab.train.run` scopes the task's declaration around fit and test (the parametrisation shows it can fail)."""
-    import reprolab.train as train
+    """`reprolab.cli.train.run` scopes the task's declaration around fit and test (the parametrisation shows it can fail)."""
+    import reprolab.cli.train as train
 
     task = make_task(RandomForestClassifier(n_estimators=5, random_state=0))
     if not declared:

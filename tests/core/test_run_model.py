@@ -1,4 +1,4 @@
-"""`reprolab.run_model`: a finished run's network comes back with the weights it tested; a missing run says what to run."""
+"""`reprolab.run.finished_model`: a finished run's network comes back with the weights it tested; a missing run says what to run."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 import torch
 from omegaconf import OmegaConf
 
-from reprolab.errors import DatasetNotFoundError
-from reprolab.run_model import load_run_model, model_state
+from reprolab.cli.errors import DatasetNotFoundError
+from reprolab.run.finished_model import load_run_model, model_state
 
 
 def _finished_run(tmp_path, tested: float, last: float):

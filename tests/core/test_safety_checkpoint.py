@@ -7,8 +7,8 @@ import os
 import pytest
 import torch
 
-from reprolab.errors import CheckpointError
-from reprolab.safe_load import check_checkpoint
+from reprolab.cli.errors import CheckpointError
+from reprolab.run.safe_load import check_checkpoint
 from tests.core.cli import run_cli, small_run_args
 
 

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from experiments.heteroskedastic.datasets import ENERGY_FILE, energy
-from reprolab.config import compose
-from reprolab.config_check import check_targets, check_values
+from reprolab.cli.errors import ConfigError, CorruptDataError
+from reprolab.cli.train import check_config, preset_options
+from reprolab.config.checks import check_targets, check_values
+from reprolab.config.compose import compose
 from reprolab.data.tables import read_numeric_csv
-from reprolab.errors import ConfigError, CorruptDataError
-from reprolab.train import check_config, preset_options
 from tests.core.cli import run_cli
 
 TINY = ["experiment=heteroskedastic/mve_cpu", "data=hetero_synthetic"]

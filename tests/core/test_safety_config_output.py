@@ -13,8 +13,8 @@ import pytest
 import torch
 
 from reprolab.callbacks.checkpoint import AtomicCheckpointIO
-from reprolab.errors import StorageError, from_os_error
-from reprolab.run_folder import LOCK_FILE, lock_run_folder, write_atomic, write_error
+from reprolab.cli.errors import StorageError, from_os_error
+from reprolab.run.folder import LOCK_FILE, lock_run_folder, write_atomic, write_error
 from tests.core.cli import PYTHONPATH, REPO_ROOT, run_cli
 
 TINY = ["experiment=heteroskedastic/mve_cpu", "data=hetero_synthetic", "debug=limit", "print_config=false"]
@@ -71,7 +71,7 @@ def cut(obj, handle, *a, **k):
     buf = io.BytesIO(); real_save(obj, buf, *a, **k); handle.write(buf.getvalue()[:100])
     raise OSError(errno.ENOSPC, "No space left on device", getattr(handle, "name", None))
 torch.save = cut
-from reprolab.train import main
+from reprolab.cli.train import main
 sys.argv = ["reprolab-train", *sys.argv[1:]]
 main()
 """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reprolab import train
+from reprolab.cli import train
 from tests.core.cli import run_cli
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reprolab.errors import RunFolderBusyError
-from reprolab.run_folder import LOCK_FILE, lock_run_folder
+from reprolab.cli.errors import RunFolderBusyError
+from reprolab.run.folder import LOCK_FILE, lock_run_folder
 from tests.core.cli import run_cli, small_run_args
 
 

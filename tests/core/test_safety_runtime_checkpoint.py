@@ -8,7 +8,7 @@ import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 from reprolab.callbacks import BufferedCheckpoint, FiniteLossGuard
-from reprolab.errors import NonFiniteLossError
+from reprolab.cli.errors import NonFiniteLossError
 from tests.core.test_checkpoint import VAL_LOSSES, Scripted, kwargs
 
 

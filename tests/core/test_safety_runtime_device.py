@@ -7,9 +7,9 @@ import json
 import pytest
 import torch
 
-from reprolab.config import compose
-from reprolab.device import check_device, check_world_size, world_size
-from reprolab.errors import ConfigError, DeviceError
+from reprolab.cli.errors import ConfigError, DeviceError
+from reprolab.config.compose import compose
+from reprolab.run.device import check_device, check_world_size, world_size
 from tests.core.cli import run_cli, small_run_args
 
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from reprolab.loggers import _reachable, masked_argv
+from reprolab.run.loggers import _reachable, masked_argv
 from tests.core.cli import run_cli, small_run_args
 from tests.core.wandb_records import logged_keys, read_records
 
@@ -62,7 +62,7 @@ from omegaconf import OmegaConf
 server = socket.socket(); server.bind(("127.0.0.1", 0)); server.listen(16)  # accepts, never answers
 import os
 os.environ["WANDB_BASE_URL"] = f"http://127.0.0.1:{server.getsockname()[1]}"
-from reprolab.loggers import build_loggers
+from reprolab.run.loggers import build_loggers
 cfg = {"_target_": "lightning.pytorch.loggers.WandbLogger", "project": "p", "save_dir": sys.argv[1], "init_timeout_s": 3}
 start = time.monotonic()
 [logger] = build_loggers(OmegaConf.create({"wandb": cfg}))

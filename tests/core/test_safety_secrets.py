@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from reprolab.loggers import mask_text, redact
-from reprolab.run_folder import mask_saved_config, write_error, write_metrics
+from reprolab.run.folder import mask_saved_config, write_error, write_metrics
+from reprolab.run.loggers import mask_text, redact
 from tests.core.cli import run_cli, small_run_args
 
 

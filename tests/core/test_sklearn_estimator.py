@@ -10,7 +10,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassif
 from sklearn.linear_model import LogisticRegression
 from torch.utils.data import DataLoader, TensorDataset
 
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 from reprolab.metrics.binary import BinaryMetrics, binary_metrics
 from reprolab.tasks.sklearn_estimator import BatchFeatures, SklearnEstimatorTask
 

@@ -12,7 +12,7 @@ from sklearn.metrics import f1_score
 from sklearn.model_selection import StratifiedKFold
 from torch.utils.data import DataLoader, TensorDataset
 
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 from reprolab.metrics.binary import BinaryMetrics, binary_metrics
 from reprolab.tasks.sklearn_estimator import BatchFeatures, SklearnEstimatorTask
 from reprolab.tasks.sklearn_selection import accuracy_threshold, cross_validated_proba, threshold_report

@@ -8,12 +8,12 @@ The check runs before backward, so no NaN update is applied and no checkpoint is
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import lightning as L
 import torch
 
-from reprolab.errors import NonFiniteLossError
+from reprolab.callbacks.checkpoint import last_checkpoint_path
+from reprolab.cli.errors import NonFiniteLossError
 
 SMALL = 64  # losses with at most this many elements are checked as Python floats (~3 µs, not ~10 µs)
 
@@ -43,9 +43,6 @@ def _describe(loss: torch.Tensor) -> str:
 
 
 def _last_checkpoint(trainer: L.Trainer) -> str | None:
-    """`last.ckpt` on disk, or waiting in a BufferedCheckpoint (written when the error reaches it)."""
-    for cb in trainer.checkpoint_callbacks:
-        last = getattr(cb, "last_model_path", "")
-        if last and (Path(last).exists() or last in getattr(cb, "pending", ())):
-            return last
-    return None
+    """`last.ckpt` on disk, if this run (or the one it resumed) wrote one."""
+    last = last_checkpoint_path(trainer)
+    return str(last) if last.is_file() else None

@@ -13,14 +13,13 @@ import os
 import re
 import signal
 import sys
-from pathlib import Path
 
 import lightning as L
 import torch.distributed as dist
 
-from reprolab.callbacks.checkpoint import BufferedCheckpoint
-from reprolab.errors import one_line
-from reprolab.run_folder import write_error
+from reprolab.callbacks.checkpoint import last_checkpoint_path
+from reprolab.cli.errors import one_line
+from reprolab.run.folder import write_error
 
 EXIT_LOST_RANK = 4
 PEER_GONE = ("Connection reset by peer", "Connection closed by peer", "Broken pipe", "Timed out", "timed out",
@@ -38,15 +37,12 @@ def reason(err: BaseException) -> str:
 
 
 class LostRankExit(L.Callback):
-    multi_process_only = True  # left out of a one-process run (reprolab.trainer.build_callbacks)
+    multi_process_only = True  # left out of a one-process run (reprolab.run.trainer.build_callbacks)
 
     def on_exception(self, trainer: L.Trainer, pl_module: L.LightningModule, exception: BaseException) -> None:
         if trainer.world_size < 2 or not is_lost_peer(exception):
             return
-        ckpt = trainer.checkpoint_callback
-        if isinstance(ckpt, BufferedCheckpoint):
-            ckpt.write(trainer)  # rank 0 writes; no collective
-        last = Path(ckpt.dirpath if ckpt is not None and ckpt.dirpath else trainer.default_root_dir) / "last.ckpt"
+        last = last_checkpoint_path(trainer)
         resume = f"resume with ckpt_path={last}" if last.is_file() else "no checkpoint yet: rerun it"
         line = (f"rank {trainer.global_rank} of {trainer.world_size}: another rank is gone, the run stops "
                 f"({type(exception).__name__}: {reason(exception)}); {resume}")

@@ -3,7 +3,7 @@
 SLURM sends it `signal_delay_s` before the time limit (submitit asks for `--signal=USR2@<delay>`) and,
 where the cluster is set up so, on preemption. The handler only notes the signal; at the next
 `on_train_batch_end` (Lightning's own place for a mid-epoch checkpoint, agreed by every rank) the run
-writes what the checkpoint callback still buffers, then `checkpoints/last.ckpt` of this step, then hands
+writes `checkpoints/last.ckpt` of this step, then hands
 the signal to the handler it replaced (submitit's: requeue the job and exit) and otherwise stops with
 `RequeueRequested` (exit 128 + signal). A `-m` job started again in the same folder resumes from that file.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 import lightning as L
 from lightning.pytorch.utilities.exceptions import SIGTERMException
 
-from reprolab.callbacks.checkpoint import BufferedCheckpoint
+from reprolab.callbacks.checkpoint import LastCheckpoint, last_checkpoint_path
 
 
 class RequeueRequested(SIGTERMException):
@@ -66,13 +66,10 @@ class RequeueCheckpoint(L.Callback):
 
 
 def write_last_checkpoint(trainer: L.Trainer) -> Path:
-    """Flush a BufferedCheckpoint (so it has nothing older to write over this file), then save `last.ckpt` now."""
-    ckpt = trainer.checkpoint_callback
-    if isinstance(ckpt, BufferedCheckpoint):
-        ckpt.write(trainer)
-    dirpath = Path(ckpt.dirpath) if ckpt is not None and ckpt.dirpath else Path(trainer.default_root_dir, "checkpoints")
-    last = dirpath / "last.ckpt"
-    if ckpt is not None:
-        ckpt.last_model_path = str(last)
+    """Save `last.ckpt` of this step now, where the run's LastCheckpoint keeps it (or beside its checkpoints)."""
+    for callback in trainer.checkpoint_callbacks:
+        if isinstance(callback, LastCheckpoint):
+            return Path(callback.save(trainer))
+    last = last_checkpoint_path(trainer)
     trainer.save_checkpoint(last)
     return last

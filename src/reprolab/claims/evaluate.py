@@ -28,7 +28,7 @@ from typing import Any
 from scipy import stats
 
 from reprolab.claims.spec import Claim, ClaimsError, ClaimsFile
-from reprolab.config import REPO_ROOT
+from reprolab.config.compose import REPO_ROOT
 from reprolab.results.plugins import apply_plugins, paper_plugins
 from reprolab.results.runs import Run, find_runs
 

@@ -20,7 +20,7 @@ from reprolab.claims.report import (
     verdict_text,
 )
 from reprolab.claims.spec import load_claims, papers_with_claims
-from reprolab.config import REPO_ROOT
+from reprolab.config.compose import REPO_ROOT
 
 HEADER = """# Reproductions
 

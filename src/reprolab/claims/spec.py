@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
-from reprolab.config import REPO_ROOT
-from reprolab.errors import ReprolabError
+from reprolab.cli.errors import ReprolabError
+from reprolab.config.compose import REPO_ROOT
 
 EFFECTS = ("difference", "ratio", "relative")
 DIRECTIONS = ("greater", "less")

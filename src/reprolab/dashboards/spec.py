@@ -10,8 +10,8 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
-from reprolab.config import CONF_DIR
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
+from reprolab.config.compose import CONF_DIR
 
 DASHBOARD_DIR = CONF_DIR / "dashboard"
 CONFIG_PREFIX = "config:"

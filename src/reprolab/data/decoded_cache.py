@@ -4,7 +4,7 @@ A datamodule holding a small image set in memory decodes every file at each run'
 the decoding once per job. `decoded_stack` saves the stack under `cache_dir` the first time, named by a key of
 the files (path, size, modification time) and the decoder's settings, and later runs load it in milliseconds. A
 changed file changes the key; an unreadable cache file is decoded again and an unwritable `cache_dir` only costs
-the decoding (both warned, as `reprolab.array_cache` does). The pixels are the decoder's, bit for bit.
+the decoding (both warned, as `reprolab.data.array_cache` does). The pixels are the decoder's, bit for bit.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import torch
 
-from reprolab.array_cache import cached_array
+from reprolab.data.array_cache import cached_array
 
 
 def files_key(paths: Sequence[str | Path], settings: str) -> str:
@@ -30,7 +30,7 @@ def files_key(paths: Sequence[str | Path], settings: str) -> str:
 
 def decoded_stack(paths: Sequence[str | Path], decode: Callable[[str | Path], torch.Tensor], settings: str,
                   cache_dir: str | Path | None) -> torch.Tensor:
-    """`torch.stack([decode(p) for p in paths])`, loaded from `cache_dir` (reprolab.array_cache) when a run already
+    """`torch.stack([decode(p) for p in paths])`, loaded from `cache_dir` (reprolab.data.array_cache) when a run already
     decoded these files with these `settings` (e.g. the image size and resampling `decode` uses); no cache when
     `cache_dir` is None."""
     def decode_all() -> torch.Tensor:

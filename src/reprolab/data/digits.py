@@ -10,7 +10,7 @@ from pathlib import Path
 
 import torch
 
-from reprolab.errors import ConfigError, DatasetNotFoundError
+from reprolab.cli.errors import ConfigError, DatasetNotFoundError
 
 
 def load_digits_arrays(source: str, data_dir: str, download: bool) -> tuple[torch.Tensor, ...]:

@@ -21,7 +21,7 @@ from hydra.utils import get_class
 from omegaconf import DictConfig, OmegaConf, open_dict
 from torch.utils.data import Dataset, Subset
 
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 FAKE_TARGET = "reprolab.data.fake.fake_datamodule"
 
@@ -112,7 +112,7 @@ def real_target(real: str) -> str:
     """A datamodule class path, or a `data` group option whose `_target_` names one."""
     if "." in real:
         return real
-    from reprolab.config import CONF_DIR
+    from reprolab.config.compose import CONF_DIR
 
     path = Path(CONF_DIR) / "data" / f"{real}.yaml"
     if not path.is_file():
@@ -145,7 +145,7 @@ def compose_preset(overrides: list[str]) -> DictConfig:
     from hydra import compose as hydra_compose
     from hydra.core.global_hydra import GlobalHydra
 
-    from reprolab.config import compose
+    from reprolab.config.compose import compose
 
     if GlobalHydra.instance().is_initialized():
         return hydra_compose(config_name="train", overrides=overrides)

@@ -21,9 +21,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reprolab.cli.errors import DatasetNotFoundError, ReprolabError
+from reprolab.config.paths import data_root
 from reprolab.data import derived
-from reprolab.errors import DatasetNotFoundError, ReprolabError
-from reprolab.paths import data_root
 
 RAW = "https://raw.githubusercontent.com"
 NOT_DATA = ("SOURCE.md",)

@@ -14,10 +14,10 @@ from PIL import Image, UnidentifiedImageError
 from torch.utils.data import DataLoader, Dataset, random_split
 from torchvision import datasets, transforms
 
+from reprolab.cli.errors import CorruptDataError, DatasetNotFoundError
 from reprolab.data.fake import FakeSamples, random_image, real_setup
 from reprolab.data.fetch import REGISTRY, missing
 from reprolab.data.samplers import EpochShuffleSampler
-from reprolab.errors import CorruptDataError, DatasetNotFoundError
 
 CIFAR10_MEAN = (0.4914, 0.4822, 0.4465)
 CIFAR10_STD = (0.2470, 0.2435, 0.2616)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from reprolab.errors import CorruptDataError
+from reprolab.cli.errors import CorruptDataError
 
 
 def _number(cell: str, where: str, hint: str) -> float:

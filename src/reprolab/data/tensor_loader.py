@@ -5,8 +5,8 @@ small tabular model that costs more than the step (a 150-row full batch: ~0.6 ms
 sampler hands the dataset each batch as a slice of one index tensor (the epoch's permutation, drawn as
 `RandomSampler` draws it: one seed from torch's global RNG per epoch, then `randperm`), and `TensorDataset`
 gathers it in one go: the same batches, in the same order, from the same draws, so a run's numbers do not
-move; no Python int per row is made (BatchSampler's way, ~20 µs a batch of 64), and no profiler range is opened
-per batch unless a profiler is on.
+move; no Python int per row is made (BatchSampler's way, ~20 µs a batch of 64). Only public torch APIs: a
+`Sampler` of index tensors and a plain `DataLoader` with `batch_size=None`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from collections.abc import Iterator
 
 import torch
 from torch.utils.data import DataLoader, Dataset, Sampler, Subset
-from torch.utils.data.dataloader import _DatasetKind, _SingleProcessDataLoaderIter
 
 
 class IndexBatches(Sampler):
@@ -45,27 +44,6 @@ class IndexBatches(Sampler):
             yield order[start:start + self.batch_size]
 
 
-class _UnprofiledBatches(_SingleProcessDataLoaderIter):
-    """The single-process iterator without its per-batch `record_function` range while no profiler records (~15 µs a
-    batch: two dispatcher calls that record nothing); under a profiler, torch's own `__next__`."""
-
-    def __next__(self):
-        if torch.autograd._profiler_enabled() or self._dataset_kind != _DatasetKind.Map:
-            return super().__next__()
-        if self._sampler_iter is None:
-            self._reset()
-        data = self._next_data()
-        self._num_yielded += 1
-        return data
-
-
-class TensorBatchLoader(DataLoader):
-    """A DataLoader whose single-process iterator skips the profiler range when no profiler is on."""
-
-    def _get_iterator(self):
-        return _UnprofiledBatches(self) if self.num_workers == 0 else super()._get_iterator()
-
-
 def tensor_loader(dataset: Dataset, batch_size: int, shuffle: bool = False, drop_last: bool = False) -> DataLoader:
     """Batches of `dataset` (a `TensorDataset`, or a `Subset` of one) as `DataLoader(dataset, batch_size, shuffle,
     drop_last=drop_last)` yields them, each fetched as one gather of the underlying tensors."""
@@ -74,4 +52,4 @@ def tensor_loader(dataset: Dataset, batch_size: int, shuffle: bool = False, drop
         index = torch.as_tensor(dataset.indices, dtype=torch.long)
         rows = index if rows is None else index[rows]
         dataset = dataset.dataset
-    return TensorBatchLoader(dataset, batch_size=None, sampler=IndexBatches(n, batch_size, shuffle, drop_last, rows))
+    return DataLoader(dataset, batch_size=None, sampler=IndexBatches(n, batch_size, shuffle, drop_last, rows))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from reprolab.one_line_errors import one_line_errors
+from reprolab.cli.one_line_errors import one_line_errors
 
 USAGE = "usage: python -m reprolab.data.torchvision_download <torchvision dataset class, e.g. MNIST> <folder>"
 

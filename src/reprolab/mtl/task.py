@@ -9,7 +9,7 @@ on the steps the loggers write),
 `val|test/<metric>`, `val|test/loss` (Σ_t L_t; the one task's
 loss in a `single_task` run), and `val|test/delta_m` when the benchmark carries single-task baselines.
 Single-process: DDP would need the `.grad` all-reduce that `loss.backward()` normally triggers, so a world size
-above one is refused before set-up (`reprolab.device.check_world_size`); the paper-scale presets use one GPU,
+above one is refused before set-up (`reprolab.run.device.check_world_size`); the paper-scale presets use one GPU,
 as the MTL protocol does.
 """
 
@@ -25,7 +25,7 @@ from reprolab.mtl.diagnostics import UpdateShare
 from reprolab.mtl.engine import MTLBackward, task_losses
 from reprolab.mtl.metrics import delta_m
 from reprolab.mtl.weightings import build_weighting
-from reprolab.task import Task
+from reprolab.tasks.base import Task
 
 
 class MTLTask(Task):

@@ -1,8 +1,8 @@
 """Find run folders on disk and read what each left behind: metrics, config, overrides, error.
 
 A run folder is any directory holding `.hydra/config.yaml` (what `reprolab-train` writes, single
-run or one job of a sweep), except under a folder a rerun sweep set aside (`replaced-*`, reprolab.sweep): that one
-keeps an earlier config's run with its own `.hydra/` record, reached only by naming it. Its status follows from the files `reprolab.run_folder` writes:
+run or one job of a sweep), except under a folder a rerun sweep set aside (`replaced-*`, reprolab.sweeps.callback): that one
+keeps an earlier config's run with its own `.hydra/` record, reached only by naming it. Its status follows from the files `reprolab.run.folder` writes:
 `metrics.json` → finished, `error.txt` → failed, neither → incomplete (still running, or killed).
 """
 
@@ -103,13 +103,13 @@ def flatten(cfg: DictConfig | ListConfig, prefix: str = "") -> dict[str, Any]:
     runtime (`${hydra:...}`) stay as their raw text. Lists become tuples so they can group rows."""
     out: dict[str, Any] = {}
     keys = cfg.keys() if isinstance(cfg, DictConfig) else range(len(cfg))
+    raw_values = OmegaConf.to_container(cfg, resolve=False)  # interpolations as their text, nothing resolved
     for key in keys:
-        node = cfg._get_node(key)
         name = f"{prefix}{key}"
-        if isinstance(node, DictConfig) and not node._is_interpolation() and not node._is_none():
-            out.update(flatten(node, prefix=f"{name}."))
+        raw = raw_values[key]
+        if isinstance(raw, dict):  # a sub-config (an interpolated one is its text; a null one is None)
+            out.update(flatten(cfg[key], prefix=f"{name}."))
             continue
-        raw = node._value()
         if isinstance(raw, str) and "${hydra:" in raw:  # another run's runtime would answer, if any is live
             out[name] = raw
             continue

@@ -23,7 +23,7 @@ from hydra.experimental.callback import Callback
 from hydra.types import RunMode
 from omegaconf import DictConfig
 
-from reprolab.errors import ConfigError, RunFolderBusyError, one_line
+from reprolab.cli.errors import ConfigError, RunFolderBusyError, one_line
 from reprolab.results.runs import ERROR_FILE, FAILED, FINISHED, INCOMPLETE, load_status, run_dirs
 
 REPORT_FILE = "sweep_report.json"
@@ -67,6 +67,17 @@ def write_report(sweep_dir: str | Path) -> dict[str, Any]:
     return report
 
 
+def failure(job_return: JobReturn) -> BaseException | None:
+    """The exception a failed job raised (reading `return_value` of a failed job re-raises it), else None."""
+    if job_return.status != JobStatus.FAILED:
+        return None
+    try:
+        job_return.return_value  # noqa: B018 — raises the job's exception
+    except Exception as err:  # noqa: BLE001
+        return err
+    return None
+
+
 class SweepReport(Callback):
     """Hydra callback keeping `<hydra.sweep.dir>/sweep_report.json` current during a multirun."""
 
@@ -78,7 +89,7 @@ class SweepReport(Callback):
             Path(storage[len(SQLITE) :]).parent.mkdir(parents=True, exist_ok=True)
 
     def on_job_end(self, config: DictConfig, job_return: JobReturn, **kwargs: Any) -> None:
-        err = job_return._return_value if job_return.status == JobStatus.FAILED else None
+        err = failure(job_return)
         if err is not None and not isinstance(err, RunFolderBusyError):  # a busy folder is another run's
             error_file = Path(config.hydra.runtime.output_dir) / ERROR_FILE
             if not error_file.exists():

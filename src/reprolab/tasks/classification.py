@@ -6,8 +6,8 @@ import torch
 import torch.nn.functional as F
 from torchmetrics.classification import MulticlassAccuracy
 
-from reprolab.errors import ConfigError
-from reprolab.task import Task
+from reprolab.cli.errors import ConfigError
+from reprolab.tasks.base import Task
 
 
 class ClassificationTask(Task):

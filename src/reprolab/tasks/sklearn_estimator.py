@@ -31,7 +31,7 @@ import numpy as np
 import torch
 from sklearn.base import clone
 
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 from reprolab.metrics.binary import binary_metrics
 from reprolab.tasks.sklearn_selection import accuracy_threshold, cross_validated_proba, threshold_report
 
@@ -53,7 +53,7 @@ class BatchFeatures:
 
 
 class SklearnEstimatorTask(L.LightningModule):
-    # by design (reprolab.run_logging.expected_warnings): no optimizer, and no validation rows where the preset
+    # by design (reprolab.run.job_logging.expected_warnings): no optimizer, and no validation rows where the preset
     # selects by cross-validation (`data.val_fraction: 0`); an empty training loader is refused when it fits
     expected_warnings = ("`LightningModule.configure_optimizers` returned `None`",
                          "Total length of `DataLoader` across ranks is zero")

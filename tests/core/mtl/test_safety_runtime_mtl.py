@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from reprolab.errors import NonFiniteLossError
+from reprolab.cli.errors import NonFiniteLossError
 from reprolab.mtl.architectures import MLPHardSharing
 from reprolab.mtl.engine import MTLBackward, task_losses
 from reprolab.mtl.weightings import build_weighting

@@ -9,8 +9,10 @@ import re
 
 import pytest
 
-from reprolab import dashboard
-from reprolab.config import compose
+from reprolab.cli import dashboard
+from reprolab.cli.errors import ConfigError, DatasetNotFoundError
+from reprolab.cli.train import run
+from reprolab.config.compose import compose
 from reprolab.dashboards.spec import (
     available,
     check_runs,
@@ -19,9 +21,7 @@ from reprolab.dashboards.spec import (
     metric_keys,
     metric_regexes,
 )
-from reprolab.errors import ConfigError, DatasetNotFoundError
 from reprolab.results.runs import flatten
-from reprolab.train import run
 
 PAPERS = available()
 # One short real run per paper; cifar10's in the default suite, the others with the slow tests.

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from reprolab.cli.table import _without_results, parse_args
 from reprolab.results.markdown import block_args
-from reprolab.table import _without_results, parse_args
 
 REPO = Path(__file__).resolve().parents[3]
 PAPERS = sorted(p.parent.name for p in (REPO / "experiments").glob("*/targets.mk"))

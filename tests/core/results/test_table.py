@@ -10,7 +10,7 @@ import types
 
 import pytest
 
-from reprolab import table
+from reprolab.cli import table
 from reprolab.results import aggregate, default_group_by, default_metrics, find_runs
 from reprolab.results.aggregate import Cell
 from reprolab.results.curves import group_curves

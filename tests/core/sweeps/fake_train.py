@@ -1,5 +1,5 @@
 """`reprolab-train`'s real Hydra entry point (config tree, sweepers, launchers, callbacks, error
-handling) driven in-process with `reprolab.train.run` replaced by an instant stand-in, so sweep
+handling) driven in-process with `reprolab.cli.train.run` replaced by an instant stand-in, so sweep
 mechanics are tested in seconds; the slow tests run the real trainer."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 from hydra.core.global_hydra import GlobalHydra
 
-import reprolab.train as train
-from reprolab.errors import CorruptDataError
-from reprolab.run_folder import write_metrics
+import reprolab.cli.train as train
+from reprolab.cli.errors import CorruptDataError
+from reprolab.run.folder import write_metrics
 
 FAIL_SEED_REPROLAB, FAIL_SEED_OTHER = 101, 102
 

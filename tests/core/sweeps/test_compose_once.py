@@ -27,7 +27,7 @@ def sweep(tmp_path, monkeypatch, name: str) -> tuple[int, dict]:
 
 
 def test_each_job_is_composed_once_and_configs_are_unchanged(tmp_path, monkeypatch):
-    import reprolab.train as train
+    import reprolab.cli.train as train
 
     n_once, once = sweep(tmp_path, monkeypatch, "once")
     assert n_once == 2 + 4  # Hydra's two compositions of the master config, then each of the 4 jobs once

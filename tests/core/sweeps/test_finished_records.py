@@ -5,12 +5,12 @@ takes its record along, and tables, reports and rehash leave it out (instant sta
 from __future__ import annotations
 
 import tests.core.sweeps.fake_train as fake_train
-from reprolab.finished_records import RECORD_FILES
-from reprolab.rehash import main as rehash_main
 from reprolab.results import find_runs
 from reprolab.results.curves import logged_frames
 from reprolab.results.sweep_report import build_report
-from reprolab.sweep import decide_job
+from reprolab.sweeps.callback import decide_job
+from reprolab.sweeps.finished_records import RECORD_FILES
+from reprolab.sweeps.rehash import main as rehash_main
 from tests.core.sweeps.test_multirun import sweep_args
 from tests.core.sweeps.test_resume import job_at
 

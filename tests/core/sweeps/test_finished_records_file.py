@@ -9,12 +9,12 @@ import pytest
 import yaml
 from lightning.fabric.utilities.rank_zero import rank_zero_only
 
-import reprolab.finished_records as finished_records
-import reprolab.rerun_notice as rerun_notice
+import reprolab.sweeps.finished_records as finished_records
+import reprolab.sweeps.rerun_notice as rerun_notice
 import tests.core.sweeps.fake_train as fake_train
-from reprolab.finished_records import RECORD_FILES, remember_finished, saved_record
-from reprolab.rehash import rehash
-from reprolab.sweep import Sweep
+from reprolab.sweeps.callback import Sweep
+from reprolab.sweeps.finished_records import RECORD_FILES, remember_finished, saved_record
+from reprolab.sweeps.rehash import rehash
 from tests.core.sweeps.test_multirun import sweep_args
 
 GRID = ("seed=0,1",)
@@ -83,7 +83,7 @@ def test_a_notice_from_a_job_in_its_own_process_is_said_at_the_sweeps_end(tmp_pa
     after = [line for line in out if line.startswith(f"note: finished runs in {folder} were re-run")]
     assert len(live) == 1 and "(optimizer.nesterov=true)" in live[0]  # the job's (in its log under submitit)
     assert len(after) == 1 and "(optimizer.nesterov=true)" in after[0] and "replaced-*/" in after[0]
-    assert f"`python -m reprolab.rehash {folder} --assume optimizer.nesterov=true`" in after[0]
+    assert f"`python -m reprolab.sweeps.rehash {folder} --assume optimizer.nesterov=true`" in after[0]
     assert out.index(after[0]) == len(out) - 2 and out[-1] == "sweep jobs: 0 skipped, 0 resumed, 2 started"
 
 

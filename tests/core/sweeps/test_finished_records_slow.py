@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from reprolab.finished_records import RECORD_FILES
-from reprolab.rehash import rehash
+from reprolab.sweeps.finished_records import RECORD_FILES
+from reprolab.sweeps.rehash import rehash
 from tests.core.cli import run_cli
 
 
@@ -40,7 +40,7 @@ def test_submitit_jobs_restore_records_set_them_aside_and_the_notice_reaches_the
     (aside,) = (folder / "0").glob("replaced-*")
     assert {name: (aside / ".hydra" / name).read_text() for name in RECORD_FILES} == old0
     assert "nesterov" in config.read_text()  # the job's new composition
-    command = f"`python -m reprolab.rehash {folder} --assume optimizer.nesterov=false`"
+    command = f"`python -m reprolab.sweeps.rehash {folder} --assume optimizer.nesterov=false`"
     (note,) = [line for line in out if line.startswith("note:")]
     assert note.startswith(f"note: finished runs in {folder} were re-run") and command in note
     logs = "".join(path.read_text() for path in folder.glob(".submitit/*/*_log.out"))

@@ -11,7 +11,7 @@ from hydra.utils import instantiate
 from lightning.pytorch.strategies import DDPStrategy
 
 from reprolab.callbacks.lost_rank import LostRankExit, is_lost_peer, reason
-from reprolab.config import compose
+from reprolab.config.compose import compose
 
 GLOO_RESET = ("[/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:545] Read error [127.0.0.1]:3998: "
               "Connection reset by peer. This is typically caused by a remote worker hanging or bugs in the application.")

@@ -9,7 +9,7 @@ import statistics
 
 import pytest
 
-from reprolab import table
+from reprolab.cli import table
 from reprolab.results import aggregate, find_runs
 from tests.core.cli import PYTHONPATH
 from tests.core.sweeps.fake_train import fake_test_acc, run_train_cli
@@ -110,7 +110,7 @@ def trial_states(db) -> list[str]:
 
 @pytest.mark.slow  # ~10 s: the job runs in a fresh process that imports torch and Lightning
 def test_submitit_local_launcher_runs_one_job(tmp_path, monkeypatch, cifar_folder):
-    """The job runs in submitit's own process, which imports `reprolab.train` afresh: the stand-in patched into
+    """The job runs in submitit's own process, which imports `reprolab.cli.train` afresh: the stand-in patched into
     this process does not reach it, so the job trains the preset for real (one fast_dev_run batch each of train,
     val and test; skipped where the preset's data folder is absent)."""
     monkeypatch.setenv("PYTHONPATH", PYTHONPATH)

@@ -1,12 +1,12 @@
-"""`python -m reprolab.rehash` rewrites a finished run's config_hash from the config it ran, so a rerun sweep from
+"""`python -m reprolab.sweeps.rehash` rewrites a finished run's config_hash from the config it ran, so a rerun sweep from
 another checkout, or after the hash rule changed, skips it; a masked saved config is left alone."""
 
 from __future__ import annotations
 
 from omegaconf import OmegaConf
 
-from reprolab.rehash import main, rehash
-from reprolab.sweep import HASH_FILE, config_hash, decide_job
+from reprolab.sweeps.callback import HASH_FILE, config_hash, decide_job
+from reprolab.sweeps.rehash import main, rehash
 from tests.core.sweeps.test_resume import job_at
 
 SAVED = """

@@ -1,5 +1,5 @@
 """A finished sweep job whose saved config lacks only keys the tree added since is still re-run, and the sweep says
-so in one line naming the keys, their values and the `python -m reprolab.rehash --assume` command that keeps the
+so in one line naming the keys, their values and the `python -m reprolab.sweeps.rehash --assume` command that keeps the
 runs; that command, run as printed, makes the rerun skip them (instant stand-in training, hand-edited run folders)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import shlex
 import yaml
 
 import tests.core.sweeps.fake_train as fake_train
-from reprolab.rehash import main as rehash_main
-from reprolab.rehash import rehash
-from reprolab.rerun_notice import added_keys, as_yaml_value
+from reprolab.sweeps.rehash import main as rehash_main
+from reprolab.sweeps.rehash import rehash
+from reprolab.sweeps.rerun_notice import added_keys, as_yaml_value
 from tests.core.sweeps.test_multirun import sweep_args
 
 GRID = ("seed=0,1",)
@@ -47,7 +47,7 @@ def test_runs_lacking_only_added_keys_rerun_with_one_notice_whose_command_keeps_
 
     trained, notes, line = sweep(tmp_path, monkeypatch, capsys)
     assert (trained, line) == (2, "sweep jobs: 0 skipped, 0 resumed, 2 started")  # the safe default: re-run
-    command = (f"python -m reprolab.rehash {folder} --assume optimizer.nesterov=true "
+    command = (f"python -m reprolab.sweeps.rehash {folder} --assume optimizer.nesterov=true "
                "--assume scheduler.min_lr_ratio=0.0")
     assert notes == [  # once per sweep, not once per job
         f"note: finished runs in {folder} are re-run because their saved config lacks keys added since "
@@ -58,7 +58,7 @@ def test_runs_lacking_only_added_keys_rerun_with_one_notice_whose_command_keeps_
     made_before_the_keys(folder / "0", lr=0.5)  # job 0 also ran another learning rate: no key makes it this job
     made_before_the_keys(folder / "1")
     argv = shlex.split(command)
-    assert argv[:3] == ["python", "-m", "reprolab.rehash"] and rehash_main(argv[3:]) == 0
+    assert argv[:3] == ["python", "-m", "reprolab.sweeps.rehash"] and rehash_main(argv[3:]) == 0
     trained, notes, line = sweep(tmp_path, monkeypatch, capsys)
     assert (trained, notes, line) == (1, [], "sweep jobs: 1 skipped, 0 resumed, 1 started")
 

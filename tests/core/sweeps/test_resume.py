@@ -10,7 +10,7 @@ from lightning.pytorch.utilities.exceptions import SIGTERMException
 from omegaconf import OmegaConf
 
 import tests.core.sweeps.fake_train as fake_train
-from reprolab.sweep import HASH_FILE, config_hash, decide_job, legacy_config_hash
+from reprolab.sweeps.callback import HASH_FILE, config_hash, decide_job, legacy_config_hash
 from tests.core.sweeps.test_multirun import sweep_args
 
 

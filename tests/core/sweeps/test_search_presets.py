@@ -7,7 +7,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from reprolab.config import CONF_DIR
+from reprolab.config.compose import CONF_DIR
 from reprolab.results import find_runs
 from tests.core.sweeps.fake_train import run_train_cli
 

@@ -8,9 +8,8 @@ import json
 import pytest
 import yaml
 
-import reprolab.train as train
-from reprolab import compose_cache
-from reprolab.sweep_chain import split_calls
+import reprolab.cli.train as train
+from reprolab.sweeps.chain import split_calls
 from tests.core.sweeps.fake_train import FAIL_SEED_REPROLAB, run_train_cli
 
 
@@ -53,36 +52,3 @@ def test_a_failed_part_does_not_stop_the_next_and_sets_the_exit_code(tmp_path, m
 def test_an_empty_part_is_refused(args):
     with pytest.raises(ValueError, match="--next"):
         split_calls(args)
-
-
-def test_a_later_part_reuses_the_compositions_of_an_earlier_one(tmp_path, monkeypatch):
-    monkeypatch.setenv(compose_cache.ENV, "1")
-    assert run_train_cli(monkeypatch, *sweep_args(tmp_path, "alone", "2")) == 0
-    alone = dict(compose_cache.stats)
-    chained = [*sweep_args(tmp_path, "a", "0"), "--next", *sweep_args(tmp_path, "b", "2")]
-    assert run_train_cli(monkeypatch, *chained) == 0
-    assert alone["composed"] >= 1 and compose_cache.stats == {"composed": 0, "reused": alone["reused"] + alone["composed"]}
-    assert runs(tmp_path / "b") == runs(tmp_path / "alone")
-    assert not compose_cache._composed  # emptied when the chain ended
-
-
-def test_a_changed_config_file_between_parts_empties_the_cache(tmp_path):
-    (tmp_path / "group").mkdir()
-    (tmp_path / "group" / "option.yaml").write_text("x: 1\n")
-    key = ((("main", str(tmp_path)), ("hydra", "hydra.conf")), ())
-    with compose_cache.kept():
-        with compose_cache.active():
-            compose_cache._composed[key] = "composed from the files"
-        with compose_cache.active():  # nothing changed: kept
-            assert compose_cache._composed == {key: "composed from the files"}
-        (tmp_path / "group" / "option.yaml").write_text("x: 22\n")
-        with compose_cache.active():
-            assert not compose_cache._composed
-            compose_cache._composed[key] = "composed again"
-        (tmp_path / "group" / "new.yaml").write_text("y: 1\n")
-        with compose_cache.active():
-            assert not compose_cache._composed
-    with compose_cache.active():  # outside a chain: every call starts empty
-        compose_cache._composed[key] = "one call"
-    with compose_cache.active():
-        assert not compose_cache._composed

@@ -7,7 +7,7 @@ from hydra.core.utils import JobReturn, JobStatus
 from hydra.types import RunMode
 from omegaconf import OmegaConf
 
-from reprolab.errors import RunFolderBusyError
+from reprolab.cli.errors import RunFolderBusyError
 from reprolab.results.runs import FAILED, FINISHED, load_run
 from reprolab.results.sweep_report import SweepReport
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from omegaconf import OmegaConf
 
 from reprolab.claims.spec import load_claims
-from reprolab.config import REPO_ROOT, compose
+from reprolab.config.compose import REPO_ROOT, compose
 
 
 def arm_overrides(selectors: dict) -> list[str]:

@@ -12,7 +12,7 @@ from experiments.apt.benchmarks import (
     QM9Benchmark,
     RegressionBenchmark,
 )
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 
 def test_dense_metrics_by_hand():

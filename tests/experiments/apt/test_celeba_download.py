@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from experiments.apt.data_celeba import CelebADataModule
-from reprolab.errors import DatasetNotFoundError
-from reprolab.extras import MissingExtraError
+from reprolab.cli.errors import DatasetNotFoundError
+from reprolab.config.extras import MissingExtraError
 from tests.core.cli import PYTHONPATH, REPO_ROOT
 
 LINE = ("gdown is not installed; it comes with the 'apt' extra: pip install -e '.[apt]' "

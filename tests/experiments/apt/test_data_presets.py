@@ -10,8 +10,8 @@ from experiments.apt.data_celeba import CelebADataModule
 from experiments.apt.data_problems import ProblemDataModule
 from experiments.apt.data_qm9 import QM9DataModule
 from experiments.apt.problems import enb, synthetic
-from reprolab.config import compose
-from reprolab.errors import CorruptDataError, DatasetNotFoundError
+from reprolab.cli.errors import CorruptDataError, DatasetNotFoundError
+from reprolab.config.compose import compose
 
 PRESETS = ["nyuv2", "cityscapes", "celeba", "qm9", "claim_enb", "claim_synthetic", "claim_digits"]
 TASKS = {"nyuv2": 3, "cityscapes": 2, "celeba": 40, "qm9": 11, "claim_enb": 2, "claim_synthetic": 2, "claim_digits": 2}
@@ -48,7 +48,7 @@ def test_claim_presets_give_muon_its_own_adamw_lr_and_test_the_final_weights(tmp
     ("claim_digits", ["optimizer=muon", "task.single_task=left"], "test/left_acc"),
 ])
 def test_claim_presets_run_one_batch_through_the_trainer(data_dir, tmp_path, preset, extra, metric):
-    from reprolab.train import run
+    from reprolab.cli.train import run
 
     cfg = compose([f"experiment=apt/{preset}", "debug=fdr", f"paths.data_dir={data_dir}", "print_config=false",
                    "logger=none", *extra], output_dir=tmp_path)

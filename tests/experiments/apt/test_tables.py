@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from experiments.apt.tables import KEY, derive_metrics
-from reprolab import table
+from reprolab.cli import table
 from reprolab.results.runs import find_runs
 from tests.core.results.run_folders import make_run
 

@@ -2,9 +2,9 @@
 
 import csv
 
-from reprolab.config import compose
+from reprolab.cli.train import run
+from reprolab.config.compose import compose
 from reprolab.mtl.task import MTLTask
-from reprolab.train import run
 
 ORIGINAL_LOG_STEP = MTLTask._log_step
 

@@ -8,9 +8,9 @@ import pytest
 import yaml
 
 from experiments.dag_gp.graph import children, topological_order
-from reprolab.config import CONF_DIR
-from reprolab.errors import ConfigError
-from reprolab.paths import data_root
+from reprolab.cli.errors import ConfigError
+from reprolab.config.compose import CONF_DIR
+from reprolab.config.paths import data_root
 
 SACHS = data_root() / "sachs" / "cyto_full_target.csv"
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from reprolab.config import CONF_DIR, compose
-from reprolab.errors import DatasetNotFoundError
-from reprolab.paths import data_root
-from reprolab.train import run
+from reprolab.cli.errors import DatasetNotFoundError
+from reprolab.cli.train import run
+from reprolab.config.compose import CONF_DIR, compose
+from reprolab.config.paths import data_root
 
 PRESETS = sorted(p.stem for p in (CONF_DIR / "experiment" / "dag_gp").glob("*.yaml"))
 SHARED = data_root()   # as paths.data_dir resolves it

@@ -8,7 +8,7 @@ import torch
 from experiments.dag_gp.kernels import Stationary, build_kernel
 from experiments.dag_gp.model import DagGP
 from experiments.dag_gp.svgp import NodeGP
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 
 @pytest.mark.parametrize("kind,nu", [("rbf", None), ("matern52", 2.5), ("matern32", 1.5), ("matern12", 0.5)])

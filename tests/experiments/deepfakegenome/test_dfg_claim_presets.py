@@ -10,9 +10,9 @@ import torch
 
 from experiments.deepfakegenome.task import DeepfakeTask, score_attribution
 from reprolab.claims.spec import load_claims
-from reprolab.config import CONF_DIR, REPO_ROOT, compose
-from reprolab.errors import ConfigError
-from reprolab.train import run
+from reprolab.cli.errors import ConfigError
+from reprolab.cli.train import run
+from reprolab.config.compose import CONF_DIR, REPO_ROOT, compose
 
 TARGETS = (REPO_ROOT / "experiments" / "deepfakegenome" / "targets.mk").read_text()
 FAMILIES = ("entire_face_synthesis", "face_editing", "face_reenactment", "face_swap", "text_to_image")

@@ -7,7 +7,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 from experiments.deepfakegenome.data import DeepfakeDataModule
-from reprolab.errors import ConfigError, CorruptDataError
+from reprolab.cli.errors import ConfigError, CorruptDataError
 
 
 def make(data_dir, small_zoo, **kwargs):
@@ -64,7 +64,7 @@ def test_corrupt_image_is_reported_with_its_path(tmp_path, zoo_data_dir, small_z
 
 
 def test_zoo_is_generated_under_zoo_dir_never_data_dir(tmp_path, small_zoo, monkeypatch):
-    from reprolab.config import compose
+    from reprolab.config.compose import compose
 
     data_dir, zoo_dir = tmp_path / "read_only_data", tmp_path / "cache" / "forgery_zoo"
     data_dir.mkdir()

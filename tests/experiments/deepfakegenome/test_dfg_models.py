@@ -16,7 +16,7 @@ from experiments.deepfakegenome.models import (
     supcon_loss,
     torchvision_backbone,
 )
-from reprolab.errors import ConfigError, DatasetNotFoundError
+from reprolab.cli.errors import ConfigError, DatasetNotFoundError
 
 
 @pytest.mark.parametrize("backbone", [SmallCNN(8), SpectrumBackbone("fft", 32, pool=8, hidden=16),

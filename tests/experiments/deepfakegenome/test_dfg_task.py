@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from reprolab.config import compose
-from reprolab.errors import ConfigError
-from reprolab.train import run
+from reprolab.cli.errors import ConfigError
+from reprolab.cli.train import run
+from reprolab.config.compose import compose
 
 
 def overrides(protocol: str, data_dir, *extra: str) -> list[str]:

@@ -7,7 +7,7 @@ import pytest
 from PIL import Image
 
 from experiments.deepfakegenome.tree import read_df40, read_dfg_tree, split_of
-from reprolab.errors import CorruptDataError, DatasetNotFoundError
+from reprolab.cli.errors import CorruptDataError, DatasetNotFoundError
 
 
 def _png(path, value=0):

@@ -88,7 +88,7 @@ def test_zoo_from_the_shared_cifar_subset(data_dir, tmp_path):
 
 
 def test_missing_photo_folder_says_what_to_do(tmp_path):
-    from reprolab.errors import DatasetNotFoundError
+    from reprolab.cli.errors import DatasetNotFoundError
 
     with pytest.raises(DatasetNotFoundError, match="photos_dir"):
         build_zoo(tmp_path / "zoo", tmp_path / "nowhere")

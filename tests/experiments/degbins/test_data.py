@@ -11,7 +11,7 @@ from experiments.degbins.datamodule import DepthSRDataModule
 from experiments.degbins.degrade import PatchDataset, make_sample
 from experiments.degbins.metrics import dsr_rmse
 from experiments.degbins.sets import read_folder_set, read_nyu_arrays
-from reprolab.errors import CorruptDataError, DatasetNotFoundError
+from reprolab.cli.errors import CorruptDataError, DatasetNotFoundError
 
 
 def write_middlebury(root: Path, n: int = 3, size=(52, 40)) -> Path:

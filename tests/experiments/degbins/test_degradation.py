@@ -14,7 +14,7 @@ from experiments.degbins.heads import bin_spread, expected_bin_width
 from experiments.degbins.model import DegBinsNet, count_parameters, degradation_code, degradation_error
 from experiments.degbins.sets import read_folder_set
 from experiments.degbins.task import DepthSRTask
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 from tests.experiments.degbins.test_data import write_middlebury
 
 

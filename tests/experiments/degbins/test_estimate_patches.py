@@ -14,8 +14,8 @@ from experiments.degbins.degrade import make_sample
 from experiments.degbins.estimate_patches import image_estimates, mean_code, report, run_errors, tiles
 from experiments.degbins.model import DegBinsNet
 from experiments.degbins.sets import DepthPair
-from reprolab.config import compose
-from reprolab.train import run
+from reprolab.cli.train import run
+from reprolab.config.compose import compose
 from tests.experiments.degbins.test_data import write_middlebury
 
 

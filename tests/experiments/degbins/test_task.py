@@ -7,9 +7,9 @@ from hydra.utils import instantiate
 
 from experiments.degbins.model import stage_loss
 from experiments.degbins.task import DepthSRTask
-from reprolab.config import compose
-from reprolab.errors import ConfigError
-from reprolab.train import build_task, run
+from reprolab.cli.errors import ConfigError
+from reprolab.cli.train import build_task, run
+from reprolab.config.compose import compose
 
 
 def test_claim_preset_runs_train_val_test_and_logs_rmse_per_set(data_dir, tmp_path):

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from experiments.degradequery.data import load_protac8k
-from reprolab.config import compose
-from reprolab.train import run
+from reprolab.cli.train import run
+from reprolab.config.compose import compose
 
 SMILES = ["CCO", "CCN", "c1ccccc1O", "CC(=O)O", "CCCCN", "c1ccncc1"]
 

@@ -11,9 +11,9 @@ import torch
 
 from experiments.degradequery.features import TupleFingerprintFeatures
 from reprolab.claims.spec import load_claims
-from reprolab.config import CONF_DIR, REPO_ROOT, compose
-from reprolab.errors import ConfigError
-from reprolab.train import run
+from reprolab.cli.errors import ConfigError
+from reprolab.cli.train import run
+from reprolab.config.compose import CONF_DIR, REPO_ROOT, compose
 
 ARMS = ["main", "no_pretrain", "molecule_only", "rf_tuple", "gbm_tuple", "rf_molecule", "lgbm_tuple", "main_refit",
         "xgb_tuple", "cat_tuple", "stack_tuple", "lgbm_tuple_parts", "net_grid"]

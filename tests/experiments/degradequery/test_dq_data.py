@@ -22,7 +22,7 @@ from experiments.degradequery.splits import (
     scaffold_split,
     target_e3_split,
 )
-from reprolab.errors import CorruptDataError, DatasetNotFoundError
+from reprolab.cli.errors import CorruptDataError, DatasetNotFoundError
 
 REPO = Path(__file__).resolve().parents[3]
 

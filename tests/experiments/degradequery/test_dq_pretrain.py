@@ -15,9 +15,9 @@ from experiments.degradequery.model import DegradeQuery
 from experiments.degradequery.pretrain import KINDS, CounterfactualSampler
 from experiments.degradequery.pretrain_task import CounterfactualPretrainTask
 from experiments.degradequery.task import DegradeQueryTask
-from reprolab.config import compose
-from reprolab.errors import ConfigError, DatasetNotFoundError
-from reprolab.train import run
+from reprolab.cli.errors import ConfigError, DatasetNotFoundError
+from reprolab.cli.train import run
+from reprolab.config.compose import compose
 
 # (mol, target, e3): five observed tuples over 4 targets x 2 E3s, so every kind of corruption has unobserved options
 OBSERVED = np.array([[0, 0, 0], [1, 0, 0], [2, 1, 0], [3, 0, 1], [4, 1, 1]])

@@ -8,7 +8,7 @@ from rdkit import Chem  # noqa: E402
 
 from experiments.degradequery.mol_tables import mol_tables  # noqa: E402
 from experiments.degradequery.protac_parts import LINKER_DESCRIPTORS, linker_descriptors, split_protac  # noqa: E402
-from reprolab.errors import ConfigError  # noqa: E402
+from reprolab.cli.errors import ConfigError  # noqa: E402
 
 JQ1_CORE = "CC1=C(C)C2=C(S1)N1C(C)=NN=C1[C@H](C)N=C2C1=CC=C(Cl)C=C1"  # JQ1 without its tert-butyl acetate, + the CH
 # dBET6: JQ1 acetamide - NH(CH2)8NH - C(=O)CH2O - thalidomide (4-oxy), C42H45ClN8O7S (59 heavy atoms)

@@ -22,8 +22,8 @@ from experiments.degradequery.ensemble import FoldStack, named
 from experiments.degradequery.features import NamesSeenInTraining, TupleFingerprintFeatures
 from experiments.degradequery.mol_tables import mol_tables
 from experiments.degradequery.refit import EpochsOfSelection, selected_epochs
-from reprolab.config import compose
-from reprolab.errors import ConfigError, DatasetNotFoundError
+from reprolab.cli.errors import ConfigError, DatasetNotFoundError
+from reprolab.config.compose import compose
 
 from .conftest import tiny_records
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import shlex
 import subprocess
 
-from reprolab.config import REPO_ROOT
-from reprolab.sweep_chain import split_calls
+from reprolab.config.compose import REPO_ROOT
+from reprolab.sweeps.chain import split_calls
 
 TARGETS = (REPO_ROOT / "experiments" / "degradequery" / "targets.mk").read_text()
 PARTS = ["official", "holdouts", "protocol", "refit", "search", "netgrid"]

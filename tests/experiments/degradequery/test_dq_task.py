@@ -1,4 +1,4 @@
-"""The Lightning path: presets compose, a fast_dev_run trains/tests through reprolab.train, clear errors."""
+"""The Lightning path: presets compose, a fast_dev_run trains/tests through reprolab.cli.train, clear errors."""
 
 import pytest
 import torch
@@ -8,8 +8,8 @@ from experiments.degradequery.datamodule import Protac8KDataModule
 from experiments.degradequery.model import DegradeQuery
 from experiments.degradequery.pretrain_task import CounterfactualPretrainTask
 from experiments.degradequery.task import DegradeQueryTask
-from reprolab.config import compose
-from reprolab.errors import ConfigError, DatasetNotFoundError
+from reprolab.cli.errors import ConfigError, DatasetNotFoundError
+from reprolab.config.compose import compose
 
 PRESETS = ["main", "no_pretrain", "molecule_only", "scaffold", "target_e3", "main_sequences", "main_gin"]
 PRETRAIN_PRESETS = ["pretrain", "pretrain_gin", "pretrain_sequences"]
@@ -28,7 +28,7 @@ def test_presets_compose_and_instantiate(preset, tmp_path):
 
 
 def test_fast_dev_run_through_the_shared_trainer(protac8k_dir, tmp_path):
-    from reprolab.train import run
+    from reprolab.cli.train import run
 
     cfg = compose(["experiment=degradequery/no_pretrain", "debug=fdr", f"paths.data_dir={protac8k_dir}", "logger=none"],
                   output_dir=tmp_path)

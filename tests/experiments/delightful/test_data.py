@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from experiments.delightful.data import DigitsBanditDataModule, GeneratedBatches, ReversalDataModule
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 
 def test_digits_splits_are_disjoint_and_fixed():

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from experiments.delightful.losses import delight_gate, policy_gradient_objective
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 PI = torch.tensor([0.5, 0.2])
 MU = torch.tensor([0.25, 0.4])

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from reprolab.config import CONF_DIR, compose
-from reprolab.errors import DatasetNotFoundError
-from reprolab.train import run
+from reprolab.cli.errors import DatasetNotFoundError
+from reprolab.cli.train import run
+from reprolab.config.compose import CONF_DIR, compose
 
 PRESETS = sorted(p.stem for p in (CONF_DIR / "experiment" / "delightful").glob("*.yaml"))
 CPU_PRESETS = [p for p in PRESETS if p.endswith("_cpu")]

@@ -10,7 +10,7 @@ from experiments.delightful.data import DigitsBanditDataModule
 from experiments.delightful.model import ReversalTransformer
 from experiments.delightful.reversal import ReversalTask, answer_logits
 from experiments.delightful.task import DigitsBanditTask
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 from reprolab.models.mlp import MLP
 
 

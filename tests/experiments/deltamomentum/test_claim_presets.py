@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from reprolab.config import compose
-from reprolab.paths import data_root
-from reprolab.train import run
+from reprolab.cli.train import run
+from reprolab.config.compose import compose
+from reprolab.config.paths import data_root
 
 SHARED = data_root()   # as paths.data_dir resolves it
 

@@ -14,7 +14,7 @@ from experiments.deltamomentum.data import TextFileDataModule, TokenShardDataMod
 from experiments.deltamomentum.model import LlamaLM
 from experiments.deltamomentum.task import LanguageModelTask
 from experiments.deltamomentum.tokens import HEADER_INTS, load_tokenizer, read_shard, write_shard
-from reprolab.errors import ConfigError, CorruptDataError, DatasetNotFoundError
+from reprolab.cli.errors import ConfigError, CorruptDataError, DatasetNotFoundError
 from reprolab.optim.delta import DeltaAdamW
 
 REPO = Path(__file__).resolve().parents[3]

@@ -7,8 +7,8 @@ from hydra.utils import instantiate
 
 from experiments.heteroskedastic.data import TabularRegressionDataModule, split_indices
 from experiments.heteroskedastic.datasets import skafte_sigma, synthetic
-from reprolab.config import compose
-from reprolab.errors import ConfigError, DatasetNotFoundError
+from reprolab.cli.errors import ConfigError, DatasetNotFoundError
+from reprolab.config.compose import compose
 
 FRACTIONS = {"train": 0.5, "val": 0.15, "holdout": 0.2}
 ARMS = ["mean_cpu", "mve_cpu", "beta_nll_cpu", "beta_nll_1_cpu", "faithful_cpu", "posthoc_cpu", "posthoc_last_cpu",

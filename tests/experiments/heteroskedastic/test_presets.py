@@ -9,9 +9,9 @@ from hydra.utils import instantiate
 
 from experiments.heteroskedastic.data import TabularRegressionDataModule
 from experiments.heteroskedastic.posthoc import LatentVarianceHead, bootstrap_counts, calibration_scale
-from reprolab.config import compose
-from reprolab.errors import ConfigError, DatasetNotFoundError, from_instantiation
-from reprolab.train import build_task, run
+from reprolab.cli.errors import ConfigError, DatasetNotFoundError, from_instantiation
+from reprolab.cli.train import build_task, run
+from reprolab.config.compose import compose
 
 ONE_BATCH = ["data=hetero_synthetic", "data.n=300", "seed=0", "trainer.max_epochs=1", "print_config=false"]
 END_TO_END = ["mve_cpu", "beta_nll_cpu", "beta_nll_1_cpu", "faithful_cpu"]

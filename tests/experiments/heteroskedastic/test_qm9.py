@@ -7,9 +7,9 @@ import pytest
 import torch
 
 from experiments.heteroskedastic.data_graph import GraphHoldoutDataModule
-from reprolab.config import compose
-from reprolab.errors import ConfigError
-from reprolab.train import run
+from reprolab.cli.errors import ConfigError
+from reprolab.cli.train import run
+from reprolab.config.compose import compose
 
 pytest.importorskip("torch_geometric")
 from tests.experiments.heteroskedastic.fake_qm9 import FakeQM9DataModule  # noqa: E402

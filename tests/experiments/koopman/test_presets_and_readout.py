@@ -8,8 +8,8 @@ import pytest
 from omegaconf import OmegaConf
 
 from experiments.koopman import readout
-from reprolab.config import CONF_DIR, compose
-from reprolab.train import run
+from reprolab.cli.train import run
+from reprolab.config.compose import CONF_DIR, compose
 
 PRESETS = sorted(p.stem for p in (CONF_DIR / "experiment" / "koopman").glob("*.yaml"))
 SMALL = ["data.n_trajectories=5", "data.steps=30", "data.val_trajectories=1", "data.test_trajectories=1",

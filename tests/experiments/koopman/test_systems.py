@@ -7,7 +7,7 @@ import pytest
 
 from experiments.koopman.data import KoopmanDataModule
 from experiments.koopman.systems import cat_map, ikeda_map, lorenz_rhs, rk4_step, standard_map, trajectories
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 
 def test_lorenz_rhs_by_hand():

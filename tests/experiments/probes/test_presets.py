@@ -6,9 +6,9 @@ import pytest
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
-from reprolab.config import CONF_DIR, compose
-from reprolab.errors import DatasetNotFoundError
-from reprolab.train import run
+from reprolab.cli.errors import DatasetNotFoundError
+from reprolab.cli.train import run
+from reprolab.config.compose import CONF_DIR, compose
 
 PRESETS = sorted(p.stem for p in (CONF_DIR / "experiment" / "probes").glob("*.yaml"))
 QUIET = ["device=cpu", "logger=none", "print_config=false"]

@@ -6,9 +6,9 @@ import torch
 from experiments.probes.probes import LinearProbe, QuadraticProbe
 from experiments.probes.synthetic import SyntheticProbeDataModule, random_affine
 from experiments.probes.whitening import FittedInputMap
-from reprolab.config import compose
-from reprolab.errors import ConfigError
-from reprolab.train import run
+from reprolab.cli.errors import ConfigError
+from reprolab.cli.train import run
+from reprolab.config.compose import compose
 
 
 def fitted_predictions(model: str, affine: bool, tmp_path, task: str = "circle") -> torch.Tensor:
@@ -19,8 +19,8 @@ def fitted_predictions(model: str, affine: bool, tmp_path, task: str = "circle")
                    "trainer.max_epochs=12", "test_after_fit=false", "++optimizer.tolerance_change=0.0", "++optimizer.tolerance_grad=0.0"], output_dir=tmp_path / f"{model}_{affine}")
     from hydra.utils import instantiate
 
-    from reprolab.train import build_task
-    from reprolab.trainer import build_trainer
+    from reprolab.cli.train import build_task
+    from reprolab.run.trainer import build_trainer
 
     datamodule, task, trainer = instantiate(cfg.data), build_task(cfg), build_trainer(cfg)
     trainer.fit(task, datamodule=datamodule)

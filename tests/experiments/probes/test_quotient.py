@@ -12,7 +12,7 @@ from experiments.probes.monitor_metrics import MonitorAUROCs
 from experiments.probes.monitor_transfer import MonitorTransfer
 from experiments.probes.quotient import visible_basis
 from experiments.probes.transfer import PairedStates
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 
 def test_visible_basis_spans_the_bank_and_drops_dependent_probes():

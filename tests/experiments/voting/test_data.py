@@ -6,7 +6,7 @@ import torch
 from experiments.voting.data import ProfileDataModule, permuted_batch
 from experiments.voting.preflib import load_preflib_dir, parse_preflib
 from experiments.voting.rules import borda, copeland
-from reprolab.errors import ConfigError, CorruptDataError, DatasetNotFoundError
+from reprolab.cli.errors import ConfigError, CorruptDataError, DatasetNotFoundError
 
 SOC = """# FILE NAME: 00999-00000001.soc
 # DATA TYPE: soc

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from experiments.voting.profiles import impartial_culture, mallows, sample_profiles, urn
-from reprolab.errors import ConfigError
+from reprolab.cli.errors import ConfigError
 
 
 def _is_permutation(ballots):

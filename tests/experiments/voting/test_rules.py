@@ -47,6 +47,6 @@ def test_hand_worked_borda_and_pairwise_counts():
 
 
 def test_unknown_rule_is_one_clear_line():
-    from reprolab.errors import ConfigError
+    from reprolab.cli.errors import ConfigError
     with pytest.raises(ConfigError, match="not one of"):
         rules.rule_by_name("kemeny")

@@ -11,9 +11,9 @@ from omegaconf import open_dict
 from experiments.voting.embeddings import RankPositions, permute_candidates
 from experiments.voting.model import BallotSetNet, EmbeddingMLP
 from experiments.voting.task import VotingTask
-from reprolab.config import compose
-from reprolab.errors import ConfigError, from_instantiation, one_line
-from reprolab.train import build_task, run
+from reprolab.cli.errors import ConfigError, from_instantiation, one_line
+from reprolab.cli.train import build_task, run
+from reprolab.config.compose import compose
 
 FAST = ["device=cpu", "logger=none", "debug=fdr", "print_config=false", "data.num_train=64", "data.num_val=32",
         "data.num_test=32", "data.batch_size=16", "data.eval_batch_size=16"]

@@ -13,7 +13,7 @@ import torch
 from torch import Tensor
 from torchjd import aggregation as jd
 
-from reprolab.extras import require
+from reprolab.config.extras import require
 from reprolab.mtl.weightings.base import Combination, Weighting
 
 SOLVERS = {"cagrad": ("cvxpy",), "nashmtl": ("cvxpy", "ecos")}   # torchjd imports these only when present

@@ -1,0 +1,1 @@
+"""The config tree: where it lives, composing it, its resolvers, paths, value checks and printing."""

@@ -1,0 +1,1 @@
+"""`make plan`: each reproduce target's compute, measured from its composed config."""
