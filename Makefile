@@ -9,9 +9,14 @@ CLAIMS := $(VENV)/bin/reprolab-claims
 CPU1 := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 DATA ?= data
 export PYTHONUNBUFFERED := 1
+# A claim's sweeps run JOBS jobs at a time (hydra/launcher=parallel: forked warm workers, one thread each under CPU1);
+# JOBS=1: one after another (Hydra's basic launcher). Paper-scale reproduce targets never run jobs side by side.
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+PARALLEL = $(if $(filter-out 1,$(JOBS)),hydra/launcher=parallel hydra.launcher.n_jobs=$(JOBS))
+claim-% pretrain-% demo: TRAIN = $(VENV)/bin/reprolab-train $(PARALLEL)
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-slow lint demo demo-cifar10 clean data-cifar10 bench-trainer bench-claim bench-paper-cost gpu-check reproduce-cifar10 tables scorecard claim-all dashboards wandb-sync reproduce-all
+.PHONY: help install test test-slow lint demo demo-cifar10 clean data-cifar10 bench-trainer bench-sweep gpu-check reproduce-cifar10 tables scorecard claim-all dashboards wandb-sync reproduce-all
 
 help: ## List every target; then each reproduce target's compute, measured by `make plan` (PLAN.md)
 	@c=''; e=''; if [ -t 1 ]; then c='\033[36m'; e='\033[0m'; fi; \
@@ -39,7 +44,7 @@ test-slow: ## Slow tests too: DDP on CPU, resume, sweeps (~20 min on 2 cores)
 lint: ## ruff
 	$(VENV)/bin/ruff check src experiments scripts tests
 
-demo: ## A real small claim end to end, offline, no dataset needed (~30 s of one core): DeltaMomentum's SGD-m vs DeltaSGD on an anisotropic regression stream, 8 lrs x 3 seeds, its table and verdict
+demo: ## A real small claim end to end, offline, no dataset needed (~30 s of one core; JOBS=N jobs at a time, default one per core): DeltaMomentum's SGD-m vs DeltaSGD on an anisotropic regression stream, 8 lrs x 3 seeds, its table and verdict
 	-$(CPU1) $(TRAIN) -m experiment=deltamomentum/regression_sgdm,deltamomentum/regression_delta_sgd \
 	  optimizer.lr=0.02,0.05,0.1,0.2,0.5,1.0,2.0,4.0 seed=0,1,2 logger=csv hydra.sweep.dir=logs/demo/regression_sgd
 	$(TABLE) logs/demo/regression_sgd --group-by optimizer optimizer.lr --metric val/steps_to_target --no-curves --out logs/demo/table.md
@@ -57,14 +62,8 @@ data-cifar10: ## Download CIFAR-10 into $(DATA)/cifar10 (170 MB)
 bench-trainer: ## Lightning vs plain-PyTorch loop overhead ratio (~2 min CPU)
 	$(PY) scripts/bench/trainer_overhead.py
 
-bench-claim: ## Trainer path vs plain loop CPU cost on the tiny-LM claim grid, before/after the core cost fixes (~10 min CPU)
-	$(PY) scripts/bench/claim_cost.py
-
-bench-hetero: ## Heteroskedastic claim slice: CPU before/after the per-job cost fixes, metrics bit-identical (~3 min CPU)
-	$(PY) scripts/bench/hetero_cost.py
-
-bench-paper-cost: ## APT / DegradeQuery / DeepfakeGenome claim slices: plain loop vs trainer before (ef27f84, chained alike) and now, CPU + bit-identical metrics (~10 min CPU)
-	for p in apt degradequery deepfakegenome; do $(CPU1) $(PY) scripts/bench/paper_cost.py --paper $$p --before ef27f84 --chain-before || exit 1; done
+bench-sweep: ## A sweep of ~10 s jobs (8 seeds of cifar10/small_sgd_cpu, 4 epochs) serial vs JOBS=2, side by side: wall and CPU ratios, metrics compared (~5 min)
+	$(PY) scripts/bench/sweep_parallel.py --jobs 2
 
 gpu-check: ## The GPU device group end to end (fp32, bf16, compile, DDP; AdamW vs DeltaAdamW, both 67M presets against the plan) with throughput ratios -> logs/gpu_check/gpu_check.json (1 GPU, ~6 min)
 	$(PY) scripts/bench/gpu_check.py --out logs/gpu_check

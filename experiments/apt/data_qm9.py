@@ -85,7 +85,7 @@ class QM9DataModule(SplitDataModule):
                                    "delete the folder and re-run scripts/data/prepare_qm9.py")
         perm = torch.randperm(len(raw), generator=torch.Generator().manual_seed(self.seed))
         test_idx, val_idx, train_idx = perm[:10000], perm[10000:20000], perm[20000:]
-        y = raw._data.y[:, TARGETS]
+        y = raw.y[:, TARGETS]  # the collated targets (InMemoryDataset exposes them by attribute)
         mean, std = y[train_idx].mean(0), y[train_idx].std(0)
         self.target_scale = std * torch.tensor([1000.0 if i in MEV else 1.0 for i in range(len(TARGETS))])
         ds = QM9(str(self.root), transform=T.Compose([SelectTargets(mean, std), CompleteGraph(), T.Distance(norm=False)]))

@@ -147,38 +147,6 @@ def test_lost_rank_callback_only_where_there_is_another_rank(device, kept, tmp_p
     assert any(isinstance(c, FiniteLossGuard) for c in callbacks)
 
 
-def test_checkpoint_copy_matches_lightnings_walk_and_shares_no_tensor():
-    from collections import OrderedDict, namedtuple
-
-    from lightning.fabric.utilities.apply_func import apply_to_collection
-    from lightning.fabric.utilities.data import AttributeDict
-
-    from reprolab.callbacks.checkpoint import cpu_copy
-
-    pair = namedtuple("pair", "a b")
-    checkpoint = {"state_dict": OrderedDict(w=torch.randn(2, 2)), "epoch": 3, "loops": {"fit": {"n": [1, 2, (3, 4.5)]}},
-                  "hyper_parameters": AttributeDict(lr=0.1, shape=[torch.ones(1)]), "named": pair(torch.zeros(1), None),
-                  "optimizer_states": [{"state": {0: {"step": torch.tensor(5.0)}}, "param_groups": [{"lr": 0.1}]}]}
-    ours = cpu_copy(checkpoint)
-    theirs = apply_to_collection(checkpoint, torch.Tensor, lambda t: t.detach().to("cpu", copy=True))
-
-    def same(a, b):
-        assert type(a) is type(b)
-        if isinstance(a, torch.Tensor):
-            return torch.equal(a, b)
-        if isinstance(a, dict):
-            return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-        if isinstance(a, list | tuple):
-            return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-        return a == b
-
-    assert same(ours, theirs)
-    checkpoint["state_dict"]["w"].add_(1.0)
-    checkpoint["optimizer_states"][0]["state"][0]["step"].add_(1.0)
-    assert not torch.equal(ours["state_dict"]["w"], checkpoint["state_dict"]["w"])
-    assert ours["optimizer_states"][0]["state"][0]["step"].item() == 5.0
-
-
 def test_a_jobs_config_is_resolved_once_for_its_checks_and_its_sweep_hash(tmp_path, monkeypatch):
     from reprolab.cli.train import check_config
     from reprolab.sweeps.callback import config_hash, decide_job

@@ -37,7 +37,7 @@ def test_ddp_cpu_matches_single_process(tmp_path, cifar_folder):
 
 # write_interval_s=0: last.ckpt at every validation, so the run can be killed between two of them
 RESUMABLE = ["debug=limit", "trainer.max_epochs=3", "logger=none", "data.num_workers=0",
-             "callbacks.model_checkpoint.write_interval_s=0"]
+             "callbacks.last_checkpoint.write_interval_s=0"]
 
 
 def test_killed_run_resumes_to_same_metrics(tmp_path, cifar_folder):

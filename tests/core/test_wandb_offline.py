@@ -8,10 +8,9 @@ from pathlib import Path
 import wandb
 from omegaconf import OmegaConf
 
-from reprolab.results.wandb_log import history
 from reprolab.run.loggers import summarize_best
 from tests.core.cli import run_cli, small_run_args
-from tests.core.wandb_records import final_summary, logged_keys, read_records
+from tests.core.wandb_records import final_summary, history, logged_keys, read_records
 
 FAKE_KEY = "sekrit" + "0" * 34
 

@@ -65,7 +65,7 @@ def build(args: argparse.Namespace, entity: str):
 
 
 def write_offline(args: argparse.Namespace) -> int:
-    from reprolab.dashboards.workspace import workspace_spec
+    from reprolab.deps.compat import workspace_spec
 
     spec, workspace = build(args, entity=args.entity or "offline")
     out = args.out or Path("logs") / "dashboards" / f"{args.paper}.json"

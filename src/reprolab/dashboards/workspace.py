@@ -44,8 +44,3 @@ def _metric(value):
         return [_metric(v) for v in value]
     text = str(value)
     return wr.Config(text[len(CONFIG_PREFIX) :]) if text.startswith(CONFIG_PREFIX) else text
-
-
-def workspace_spec(workspace: ws.Workspace) -> dict[str, Any]:
-    """The JSON view spec W&B would store for this workspace (built offline, no API call)."""
-    return workspace._spec

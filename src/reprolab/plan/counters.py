@@ -4,11 +4,12 @@ launches) of the step alone, and the bytes autograd keeps for backward."""
 from __future__ import annotations
 
 import lightning as L
-import torch
 from torch.utils.flop_counter import FlopCounterMode
 
+from reprolab.deps.compat import TorchDispatchMode
 
-class OpCounter(torch.utils._python_dispatch.TorchDispatchMode):
+
+class OpCounter(TorchDispatchMode):
     """Counts aten ops (eager kernel launches)."""
 
     def __init__(self):

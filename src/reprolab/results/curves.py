@@ -1,4 +1,4 @@
-"""Learning curves from the CSV logger (`<run>/**/metrics.csv`), else the offline W&B history, else
+"""Learning curves from the CSV logger (`<run>/**/metrics.csv`; every W&B preset runs it too), else
 TensorBoard event files; averaged over the seeds of a group and drawn as mean ± std bands, one PNG
 per metric."""
 
@@ -11,20 +11,17 @@ import pandas as pd
 
 from reprolab.results.aggregate import group_key
 from reprolab.results.runs import Run, in_set_aside
-from reprolab.results.wandb_log import history, run_history_files
 
 CSV_NAME = "metrics.csv"
 TB_GLOB = "events.out.tfevents.*"
 
 
 def logged_frames(run: Run) -> Iterator[pd.DataFrame]:
-    """What the run logged: its CSV logger files, then its offline W&B history, then TensorBoard (not the curves of
+    """What the run logged: its CSV logger files, then TensorBoard (not the curves of
     an earlier config's run that a rerun sweep set aside in the folder, `replaced-*/csv/`)."""
     for csv in sorted(run.path.rglob(CSV_NAME)):
         if not in_set_aside(csv, run.path):
             yield pd.read_csv(csv)
-    for wandb_file in run_history_files(run.path):
-        yield history(wandb_file)
     for events in sorted(run.path.rglob(TB_GLOB)):
         if not in_set_aside(events, run.path):
             yield tensorboard_scalars(events)

@@ -4,7 +4,8 @@ A claim that runs several sweeps (single-task then multi-task runs, pretraining 
 interpreter, torch, Lightning and Hydra start-up (~5 s of CPU) once per sweep; chained, it pays them once.
 Each part runs exactly as its own `reprolab-train` call would, in order (jobs of one sweep already share a
 process, so a part sees no state a job would not); a failed part does not stop the next, as `make`'s `-`
-prefix did, and the chain exits with the first non-zero code.
+prefix did, and the chain exits with the first non-zero code. The launcher is the process's: the first call's
+`hydra/launcher=…` and `hydra.launcher.*=…` overrides (`make claim-<paper> JOBS=N`) apply to every call that sets none.
 """
 
 from __future__ import annotations
@@ -29,7 +30,12 @@ def split_calls(args: list[str]) -> list[list[str]]:
     calls.append(current)
     if any(not call for call in calls):
         raise ValueError(f"'{SEPARATOR}' separates two calls' arguments: none may be empty")
-    return calls
+    launcher = [arg for arg in calls[0] if _names_launcher(arg)]
+    return [call if any(map(_names_launcher, call)) else [*launcher, *call] for call in calls]
+
+
+def _names_launcher(arg: str) -> bool:
+    return arg.startswith(("hydra/launcher=", "hydra.launcher.", "+hydra.launcher.", "++hydra.launcher."))
 
 
 def run_chain(main: Callable[[], None], argv: list[str]) -> int:

@@ -13,8 +13,10 @@ from tests.core.cli import run_cli
 
 SYNTHETIC = ["experiment=apt/claim_synthetic", "print_config=false", "trainer.max_steps=50"]
 CHECKPOINTS = ["trainer.limit_val_batches=1", "trainer.val_check_interval=4", "trainer.enable_checkpointing=true",
-               "+callbacks.model_checkpoint={_target_:reprolab.callbacks.BufferedCheckpoint,"
-               "dirpath:${paths.output_dir}/checkpoints,monitor:val/loss,save_last:true,filename:'best-{step}'}"]
+               "+callbacks.model_checkpoint={_target_:lightning.pytorch.callbacks.ModelCheckpoint,"
+               "dirpath:${paths.output_dir}/checkpoints,monitor:val/loss,filename:'best-{step}'}",
+               "+callbacks.last_checkpoint={_target_:reprolab.callbacks.LastCheckpoint,"
+               "dirpath:${paths.output_dir}/checkpoints,write_interval_s:0}"]
 
 
 def error_line(result) -> str:

@@ -18,7 +18,7 @@ from tests.core.cli import BIN, PYTHONPATH, REPO_ROOT, run_cli, small_run_args
 
 pytestmark = pytest.mark.slow
 DDP = ["model=mlp", "debug=limit", "trainer.limit_train_batches=20", "trainer.max_epochs=3", "logger=none",
-       "data.num_workers=0", "device=ddp_cpu", "callbacks.model_checkpoint.write_interval_s=0"]
+       "data.num_workers=0", "device=ddp_cpu", "callbacks.last_checkpoint.write_interval_s=0"]
 NUMBERS = ("val/loss", "val/acc", "test/loss", "test/acc", "best/val/acc")
 
 

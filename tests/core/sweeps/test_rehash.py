@@ -15,7 +15,7 @@ seed: 0
 pretrain_run: ${paths.log_dir}/pre/0
 paths: {root_dir: ., log_dir: "${paths.root_dir}/logs", output_dir: "${hydra:runtime.output_dir}"}
 callbacks:
-  model_checkpoint: {dirpath: "${paths.output_dir}/checkpoints", write_interval_s: 300}
+  last_checkpoint: {dirpath: "${paths.output_dir}/checkpoints", write_interval_s: 300}
   lost_rank: {}
 """
 

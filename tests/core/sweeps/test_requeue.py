@@ -9,10 +9,11 @@ import signal
 import lightning as L
 import pytest
 import torch
+from lightning.pytorch.callbacks import ModelCheckpoint
 from torch.utils.data import DataLoader, TensorDataset
 
 import tests.core.sweeps.fake_train as fake_train
-from reprolab.callbacks import BufferedCheckpoint, RequeueCheckpoint
+from reprolab.callbacks import LastCheckpoint, RequeueCheckpoint
 from reprolab.callbacks.requeue import RequeueRequested
 from tests.core.sweeps.fake_train import run_train_cli
 from tests.core.sweeps.test_multirun import sweep_args
@@ -51,10 +52,10 @@ class SignalAt(L.Callback):
 def fit(tmp_path, *callbacks, ckpt_path=None) -> L.Trainer:
     torch.manual_seed(0)
     data = TensorDataset(torch.randn(4 * BATCHES, 4), torch.randn(4 * BATCHES, 1))
-    checkpoint = BufferedCheckpoint(dirpath=tmp_path / "checkpoints", monitor="val/loss", save_last=True,
-                                    write_interval_s=300)
+    best = ModelCheckpoint(dirpath=tmp_path / "checkpoints", monitor="val/loss")
+    last = LastCheckpoint(tmp_path / "checkpoints", write_interval_s=300)
     trainer = L.Trainer(max_epochs=EPOCHS, logger=False, enable_progress_bar=False, enable_model_summary=False,
-                        num_sanity_val_steps=0, default_root_dir=tmp_path, callbacks=[checkpoint, *callbacks])
+                        num_sanity_val_steps=0, default_root_dir=tmp_path, callbacks=[best, last, *callbacks])
     trainer.fit(Linear(), DataLoader(data, batch_size=4), DataLoader(data, batch_size=32), ckpt_path=ckpt_path,
                 weights_only=True)
     return trainer

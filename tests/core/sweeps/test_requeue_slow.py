@@ -26,7 +26,7 @@ pytestmark = pytest.mark.slow
 BATCHES = 40  # per epoch, so the signal lands well inside epoch 1
 JOB = ["-m", "experiment=cifar10/small_sgd_cpu", "print_config=false", "data.batch_size=16", "debug=limit",
        f"trainer.limit_train_batches={BATCHES}", "trainer.max_epochs=2", "logger=none", "data.num_workers=0",
-       "callbacks.model_checkpoint.write_interval_s=0", "seed=0"]
+       "callbacks.last_checkpoint.write_interval_s=0", "seed=0"]
 FAKE_SLURM = {"SLURM_JOB_ID": "4242", "SLURM_JOB_NAME": "reprolab", "SLURM_NTASKS": "1", "SLURM_NNODES": "1",
               "SLURM_NTASKS_PER_NODE": "1", "SLURM_PROCID": "0", "SLURM_LOCALID": "0", "SLURM_NODEID": "0",
               "SLURM_NODELIST": "localhost"}  # Lightning then runs under its SLURMEnvironment, as on a cluster

@@ -96,7 +96,7 @@ def job_at(root: str, interval_s: int = 30, pretrain: str = "pre/0") -> OmegaCon
     return OmegaConf.create({
         "optimizer": {"lr": 0.1}, "seed": 0, "pretrain_run": f"{root}/logs/{pretrain}",
         "paths": {"root_dir": root, "log_dir": f"{root}/logs", "output_dir": f"{root}/logs/sweep/0"},
-        "callbacks": {"model_checkpoint": {"dirpath": f"{root}/logs/sweep/0/checkpoints", "write_interval_s": interval_s},
+        "callbacks": {"last_checkpoint": {"dirpath": f"{root}/logs/sweep/0/checkpoints", "write_interval_s": interval_s},
                       "progress_log": {"interval_s": interval_s}, "requeue": {"signal_name": "SIGUSR2"}}})
 
 

@@ -17,7 +17,7 @@ from tests.core.cli import BIN, PYTHONPATH, REPO_ROOT, run_cli
 pytestmark = pytest.mark.slow
 # write_interval_s=0: last.ckpt at every validation, so a job can be killed between two of them
 GRID = ["-m", "experiment=cifar10/small_sgd_cpu", "print_config=false", "data.batch_size=16", "debug=limit",
-        "trainer.max_epochs=3", "logger=none", "data.num_workers=0", "callbacks.model_checkpoint.write_interval_s=0",
+        "trainer.max_epochs=3", "logger=none", "data.num_workers=0", "callbacks.last_checkpoint.write_interval_s=0",
         "optimizer.lr=0.01,0.02", "seed=0,1"]
 NUMBERS = ("val/loss", "val/acc", "test/loss", "test/acc", "best/val/acc")
 
@@ -66,7 +66,7 @@ def test_sigterm_writes_the_buffered_checkpoint_before_exit(tmp_path, cifar_fold
     run = tmp_path / "run"
     args = ["experiment=cifar10/small_sgd_cpu", "print_config=false", "data.batch_size=16", "debug=limit",
             "trainer.max_epochs=1000", "logger=none", "data.num_workers=0", f"data.data_dir={cifar_folder}",
-            f"hydra.run.dir={run}", "callbacks.model_checkpoint.write_interval_s=300"]
+            f"hydra.run.dir={run}", "callbacks.last_checkpoint.write_interval_s=300"]
     env = {**os.environ, "PYTHONPATH": PYTHONPATH, "OMP_NUM_THREADS": "1"}
     proc = subprocess.Popen([str(BIN / "reprolab-train"), *args], cwd=REPO_ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

@@ -52,3 +52,11 @@ def test_a_failed_part_does_not_stop_the_next_and_sets_the_exit_code(tmp_path, m
 def test_an_empty_part_is_refused(args):
     with pytest.raises(ValueError, match="--next"):
         split_calls(args)
+
+
+def test_every_call_runs_under_the_first_calls_launcher_unless_it_names_its_own():
+    calls = split_calls(["hydra/launcher=parallel", "hydra.launcher.n_jobs=2", "-m", "seed=0,1", "--next", "-m", "seed=2",
+                         "--next", "-m", "hydra/launcher=basic", "seed=3"])
+    assert calls == [["hydra/launcher=parallel", "hydra.launcher.n_jobs=2", "-m", "seed=0,1"],
+                     ["hydra/launcher=parallel", "hydra.launcher.n_jobs=2", "-m", "seed=2"],
+                     ["-m", "hydra/launcher=basic", "seed=3"]]
