@@ -13,7 +13,7 @@ export PYTHONUNBUFFERED := 1
 # JOBS=1: one after another (Hydra's basic launcher). Paper-scale reproduce targets never run jobs side by side.
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 PARALLEL = $(if $(filter-out 1,$(JOBS)),hydra/launcher=parallel hydra.launcher.n_jobs=$(JOBS))
-claim-% pretrain-% demo: TRAIN = $(VENV)/bin/reprolab-train $(PARALLEL)
+claim-% demo: TRAIN = $(VENV)/bin/reprolab-train $(PARALLEL)
 
 .DEFAULT_GOAL := help
 .PHONY: help install test test-slow lint demo demo-cifar10 clean data-cifar10 bench-trainer bench-sweep gpu-check reproduce-cifar10 tables scorecard claim-all dashboards wandb-sync reproduce-all

@@ -113,5 +113,5 @@ def test_no_checkpoint_callbacks_in_the_config_means_no_checkpoint_files(tmp_pat
     with_default = build_trainer(compose(overrides))
     assert isinstance(with_default.checkpoint_callback, ModelCheckpoint)
     assert any(isinstance(c, LastCheckpoint) for c in with_default.callbacks)
-    off = build_trainer(compose([*overrides, "trainer.enable_checkpointing=false"]))
+    off = build_trainer(compose([*overrides, "++trainer.enable_checkpointing=false"]))
     assert off.checkpoint_callbacks == []  # Lightning refuses checkpoint callbacks with checkpointing off

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reprolab.claims import cli as claims_cli
+from reprolab.cli import claims as claims_cli
 from reprolab.cli import dashboard, table
 
 

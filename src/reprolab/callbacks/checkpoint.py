@@ -4,8 +4,8 @@ The best file by the monitor is Lightning's `ModelCheckpoint` as it comes (conf/
 `last.ckpt` only when a new best is saved at the same step (Lightning >= 2.5), so a run whose late validations did
 not improve would resume from an old state; `LastCheckpoint` writes `last.ckpt` itself with
 `trainer.save_checkpoint`: at the end of a validation (of a training epoch when nothing is validated) once
-`write_interval_s` seconds have passed since its last write (0: at every one), and always when training ends.
-A crash, a kill or a non-finite loss can so lose at most `write_interval_s` of training; the best file is on disk
+`write_interval_s` seconds have passed since its last write (0: at every one), and always when training ends or a
+SIGTERM stops it. A crash, a kill or a non-finite loss can so lose at most `write_interval_s` of training; the best file is on disk
 from the validation that made it. Every file is written to a temporary name and renamed (`AtomicCheckpointIO`), so
 none is ever truncated.
 """
@@ -20,6 +20,7 @@ import lightning as L
 import torch
 from lightning.fabric.plugins import TorchCheckpointIO
 from lightning.pytorch.callbacks import Checkpoint
+from lightning.pytorch.utilities.exceptions import SIGTERMException
 
 
 class LastCheckpoint(Checkpoint):
@@ -31,11 +32,6 @@ class LastCheckpoint(Checkpoint):
         self.write_interval_s = float(write_interval_s)
         self.last_model_path = str(self.dirpath / filename)
         self._written_at: float | None = None  # None: nothing written by this run yet
-
-    def setup(self, trainer: L.Trainer, pl_module: L.LightningModule, stage: str) -> None:
-        """Checkpoints are written atomically (`AtomicCheckpointIO`) unless the strategy brings its own writer."""
-        if type(trainer.strategy.checkpoint_io) is TorchCheckpointIO:
-            trainer.strategy.checkpoint_io = AtomicCheckpointIO()
 
     def save(self, trainer: L.Trainer) -> str:
         """Write `last.ckpt` of this step now (every rank calls it: the strategy decides who writes)."""
@@ -66,6 +62,12 @@ class LastCheckpoint(Checkpoint):
         if not trainer.fast_dev_run and trainer.global_step > 0:
             self.save(trainer)
 
+    def on_exception(self, trainer: L.Trainer, pl_module: L.LightningModule, exception: BaseException) -> None:
+        """A SIGTERM (a scheduler's stop; Lightning raises it at the next step) stops a healthy run: save it now.
+        Any other error (a non-finite loss, a bug) keeps the last file written before it."""
+        if isinstance(exception, SIGTERMException) and trainer.global_step > 0 and not trainer.fast_dev_run:
+            self.save(trainer)
+
     def state_dict(self) -> dict:
         return {"last_model_path": self.last_model_path}
 
@@ -92,6 +94,12 @@ class AtomicCheckpointIO(TorchCheckpointIO):
                 err.filename = str(path)  # the user's file, not our temporary name
             raise
         return None
+
+
+def write_atomically(trainer: L.Trainer) -> None:
+    """Every checkpoint of `trainer` through `AtomicCheckpointIO`, unless its strategy brings its own writer."""
+    if type(trainer.strategy.checkpoint_io) is TorchCheckpointIO:
+        trainer.strategy.checkpoint_io = AtomicCheckpointIO()
 
 
 def last_checkpoint_path(trainer: L.Trainer) -> Path:

@@ -19,7 +19,7 @@ UNSEEN = [f"unseen{i}" for i in range(10)]
 STAND_IN_SPLIT = [f"data.unseen=[{','.join(UNSEEN)}]", f"data.distractors=[{','.join(UNSEEN[5:])}]",
                   "data.num_seen_algorithms=90"]
 MAKE_VARS = {"reproduce-deepfakegenome-open_set": [f"DFG_SPLIT={' '.join(STAND_IN_SPLIT)}"]}
-DROPPED = ("paths.", "hydra.", "logger", "data.download", "print_config", "++mean_runs")
+DROPPED = ("paths.", "hydra.", "hydra/", "logger", "data.download", "print_config", "++mean_runs")  # where and how jobs run, not what
 
 
 def reproduce_targets(root: Path = REPO_ROOT) -> list[str]:

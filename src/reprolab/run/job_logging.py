@@ -58,7 +58,6 @@ def silence_known_noise() -> None:
         rank_zero.addFilter(_DropMessages(("💡 Tip: For seamless cloud logging",)))
     warnings.filterwarnings("ignore", message=r"`isinstance\(treespec, LeafSpec\)` is deprecated", category=FutureWarning)
     warnings.filterwarnings("ignore", message=r"The number of training batches \(\d+\) is smaller than the logging interval")
-    warnings.filterwarnings("ignore", message=r".*anonymous.*", module=r"wandb")  # Lightning always passes `anonymous`
 
 
 def silence_checkpoint_dirpath_warning() -> None:

@@ -9,6 +9,7 @@ from hydra.utils import instantiate
 from lightning.pytorch.callbacks import Checkpoint, LearningRateMonitor
 from omegaconf import DictConfig
 
+from reprolab.callbacks.checkpoint import write_atomically
 from reprolab.run.device import check_world_size, world_size
 from reprolab.run.loggers import build_loggers, log_config
 
@@ -42,8 +43,10 @@ def build_trainer(cfg: DictConfig, resolved: dict | None = None) -> L.Trainer:
     enabled = checkpointing(cfg.trainer, callbacks)
     if not enabled:  # `trainer.enable_checkpointing=false` leaves the checkpoint callbacks out (Lightning refuses both)
         callbacks = [c for c in callbacks if not isinstance(c, Checkpoint)]
-    return instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False, enable_checkpointing=enabled,
-                       enable_progress_bar=progress_bar(cfg.trainer.get("enable_progress_bar", True)))
+    trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=loggers or False, enable_checkpointing=enabled,
+                          enable_progress_bar=progress_bar(cfg.trainer.get("enable_progress_bar", True)))
+    write_atomically(trainer)
+    return trainer
 
 
 def checkpointing(trainer_cfg: DictConfig, callbacks: list[L.Callback]) -> bool:
