@@ -11,6 +11,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from reprolab.claims.evaluate import FAILS, HOLDS, NOT_RUN, VERDICTS, sanity_verdict
 from reprolab.claims.report import (
     bar_text,
     describe,
@@ -20,7 +21,6 @@ from reprolab.claims.report import (
     results_json_path,
     verdict_text,
 )
-from reprolab.claims.evaluate import FAILS, HOLDS, NOT_RUN, VERDICTS, sanity_verdict
 from reprolab.claims.spec import Claim, load_claims, papers_with_claims
 from reprolab.config.compose import REPO_ROOT
 

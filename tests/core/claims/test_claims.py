@@ -10,10 +10,10 @@ import pytest
 import yaml
 
 from reprolab.claims import ClaimsError, evaluate_claims, load_claims
-from reprolab.cli import claims as claims_cli
 from reprolab.claims.evaluate import log_t_interval, t_interval, verdict_for
 from reprolab.claims.scorecard import render_scorecard
 from reprolab.claims.spec import Claim
+from reprolab.cli import claims as claims_cli
 from tests.core.results.run_folders import make_run, make_sweep
 
 ACC = {"sgd": {0: 0.50, 1: 0.60, 2: 0.70}, "adamw": {0: 0.80, 1: 0.82, 2: 0.90}}
