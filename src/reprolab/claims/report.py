@@ -64,9 +64,12 @@ def rescore(claim: Claim, old: dict[str, Any]) -> ClaimResult:
     result = score_pairs(claim, list(old.get("pairs") or []), commits=old.get("commits"),
                          selected=old.get("selected"), notes=notes)
     trivial = old.get("trivial")
+    plain = replace(claim, treatment=claim.trivial_treatment, trivial=None, sanity=False)
     if claim.trivial is not None and trivial and trivial.get("arm") == claim.trivial:
-        plain = replace(claim, treatment=claim.trivial_treatment, trivial=None, sanity=False)
         result.trivial = score_pairs(plain, list(trivial.get("pairs") or []), commits=trivial.get("commits"))
+    elif claim.trivial is not None and claim.trivial == claim.baseline:  # the baseline against itself
+        pairs = [{"key": p["key"], "treatment": p["baseline"], "baseline": p["baseline"]} for p in result.pairs]
+        result.trivial = score_pairs(plain, pairs, commits=result.commits)
     return result
 
 

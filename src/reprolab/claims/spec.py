@@ -6,8 +6,9 @@ threshold is pre-registered: it is written down from the paper's claim before an
 A meta-claim (`at_least` of a list of claim ids) summarises claims such as "on 3 of 5 datasets".
 
 Two more fields keep a claim honest (STYLE.md, "A claim that can fail"):
-- `trivial`: selectors that replace the treatment's to name the trivial arm (an untrained model, a dense
-  readout, the baseline itself) that must *fail* the bar; it is evaluated beside the claim and recorded;
+- `trivial`: selectors of the trivial arm (an untrained model, a dense readout, the baseline itself) that,
+  in the treatment's place (same runs, `where`, baseline and bar), must *fail* the bar; it is evaluated
+  beside the claim and recorded;
 - a `sanity:` list beside `claims:` holds identities and properties that hold by construction, with the same
   schema: they are run and listed apart ("holds" / "fails"), and never counted as claims.
 """
@@ -90,8 +91,8 @@ class Claim:
 
     @property
     def trivial_treatment(self) -> dict[str, Any] | None:
-        """The treatment's selectors with the trivial arm's in their place (None when no trivial arm is named)."""
-        return None if self.trivial is None else {**self.treatment, **self.trivial}
+        """The trivial arm's selectors, which take the treatment's place (None when no trivial arm is named)."""
+        return None if self.trivial is None else dict(self.trivial)
 
 
 @dataclass(frozen=True)
