@@ -1,10 +1,11 @@
 """Claim results as `experiments/<paper>/results/claims.json` (the record the scorecard reads) and as
 a markdown block in the paper's RESULTS.md.
 
-A claim whose runs are not on this machine keeps the result recorded before (a fresh clone has no
-`logs/`), so re-running the command never turns a measured verdict into `not run`; a kept result is
-re-scored from its recorded per-seed values by the current rules (`reprolab.claims.evaluate`), so a change
-of the rules reaches every recorded claim. A record of another metric or other arms is not kept.
+A claim whose runs are not on this machine keeps the result recorded before (a fresh clone has no `logs/`,
+or a partial re-run lacks one of its arms), so re-running the command never turns a measured verdict into
+`not run`; a kept result is re-scored from its recorded per-seed values by the current rules
+(`reprolab.claims.evaluate`), so a change of the rules reaches every recorded claim. A record of another
+metric or other arms is not kept.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def merge_with_recorded(claims_file: ClaimsFile, results: list[ClaimResult]) -> 
     counted: dict[str, ClaimResult] = {}  # each claim as a meta-claim counts it: the recorded verdict where kept
     for result in results:
         old = recorded.get(result.claim.id)
-        if result.verdict == NOT_RUN and result.reason.startswith("no runs at") and old and old["verdict"] != NOT_RUN:
+        if result.verdict == NOT_RUN and _absent(result) and old and old["verdict"] != NOT_RUN:
             if result.claim.is_meta:
                 kept[result.claim.id] = {**old, **_declared(result.claim), "kept": True}
                 result = replace(result, verdict=old["verdict"], commits=list(old.get("commits", [])))
@@ -71,6 +72,11 @@ def rescore(claim: Claim, old: dict[str, Any]) -> ClaimResult:
         pairs = [{"key": p["key"], "treatment": p["baseline"], "baseline": p["baseline"]} for p in result.pairs]
         result.trivial = score_pairs(plain, pairs, commits=result.commits)
     return result
+
+
+def _absent(result: ClaimResult) -> bool:
+    """Its runs are not here: no folder, or (a partial re-run) no finished run of one of its arms."""
+    return result.reason.startswith(("no runs at", "no finished runs match"))
 
 
 def _same_measurement(claim: Claim, old: dict[str, Any]) -> bool:
