@@ -404,7 +404,9 @@ def test_every_recorded_trivial_arm_of_the_papers_fails_its_bar():
             if claim.trivial is None or recorded.get(claim.id, {}).get("verdict", "not run") == "not run":
                 continue
             trivial = recorded[claim.id].get("trivial")
-            assert trivial is not None, f"{paper}/{claim.id}: names a trivial arm, but no result of it is recorded"
+            if trivial is None:  # only a result kept from before the arm was named may lack it (a fresh run records it)
+                assert recorded[claim.id].get("kept"), f"{paper}/{claim.id}: names a trivial arm, none is recorded"
+                continue
             assert trivial["verdict"] != "reproduces", f"{paper}/{claim.id}: its trivial arm {claim.trivial} meets the bar"
             named += 1
-    assert named >= 0
+    assert named >= 1  # the project's claims files name trivial arms (dag_gp, probes, voting, heteroskedastic)
