@@ -5,6 +5,8 @@ Inputs and target are standardised with the train split's statistics; `target_st
 back to the original units. Batches are (x, y, σ) with σ the true noise std in standardised units (NaN
 where unknown). `fit_on=holdout` makes the training loader the hold-out, as one full batch repeated
 `holdout_steps` times (the post-hoc variance stage); the training split is then never loaded.
+`fit_on=train_holdout` trains on the train and hold-out rows together (an end-to-end arm that sees every row the
+two post-hoc stages see between them; issue 36), still standardised by the train split's statistics.
 """
 
 from __future__ import annotations
@@ -36,9 +38,9 @@ class TabularRegressionDataModule(L.LightningDataModule):
                  fractions: dict | None = None, fit_on: str = "train", holdout_steps: int = 200,
                  n: int = 1000, generator_seed: int = 0, in_features: int | None = None):
         super().__init__()
-        if fit_on not in ("train", "holdout"):
-            raise ConfigError(f"data.fit_on must be 'train' (the mean / end-to-end stage) or 'holdout' "
-                              f"(the post-hoc variance stage); got '{fit_on}'")
+        if fit_on not in ("train", "holdout", "train_holdout"):
+            raise ConfigError(f"data.fit_on must be 'train' (the mean / end-to-end stage), 'holdout' (the post-hoc "
+                              f"variance stage) or 'train_holdout' (end to end on both); got '{fit_on}'")
         self.name, self.data_dir, self.split_seed, self.batch_size = name, data_dir, split_seed, batch_size
         self.fractions = dict(fractions or {"train": 0.5, "val": 0.15, "holdout": 0.2})
         self.fit_on, self.holdout_steps, self.n, self.generator_seed = fit_on, holdout_steps, n, generator_seed
@@ -70,6 +72,10 @@ class TabularRegressionDataModule(L.LightningDataModule):
     def train_dataloader(self) -> DataLoader:
         if self.fit_on == "train":
             return self.loader("train", shuffle=True)
+        if self.fit_on == "train_holdout":
+            pair = (self.sets["train"].tensors, self.sets["holdout"].tensors)
+            both = TensorDataset(*(torch.cat(parts) for parts in zip(*pair, strict=True)))
+            return tensor_loader(both, self.batch_size, shuffle=True)
         holdout = self.sets["holdout"]
         repeated = Subset(holdout, list(range(len(holdout))) * self.holdout_steps)
         return tensor_loader(repeated, len(holdout))

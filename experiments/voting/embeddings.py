@@ -57,6 +57,17 @@ class Tournament(Embedding):
         return (counts - counts.transpose(-1, -2)).sign().float()
 
 
+class PairwiseMargins(Embedding):
+    """Majority margins M[a, b] = (W[a, b] − W[b, a]) = (#a ≻ b − #b ≻ a) / n ∈ [−1, 1], antisymmetric and centred:
+    Copeland is the row sum of sign(M) and Borda (up to a constant) the row sum of M, so both rules read it."""
+
+    name = "margin"
+
+    def forward(self, ballots):
+        counts = pairwise_counts(ballots)
+        return (counts - counts.transpose(-1, -2)).float() / ballots.shape[-2]
+
+
 class PairwiseAndTournament(Embedding):
     """[W, T] stacked: the weighted majority (Borda is linear in it) and its signs (Condorcet winners are)."""
 

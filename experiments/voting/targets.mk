@@ -7,16 +7,16 @@ VOTING_PAPER := logs/reproduce/voting
 VOTING_TABLE_METRICS := test/acc test/params test/viol/condorcet test/viol/participation test/viol/pair test/viol/neutrality
 VOTING_CLASSIC := $(foreach r,plurality borda copeland minimax black irv nanson,test/classic/$(r)/agree test/classic/$(r)/viol_pair)
 
-claim-voting: ## CPU claim check: embedding MLPs vs DeepSets on raw ballots (Borda, Copeland), then axiom fine-tuning of the Borda MLP vs 7 classic rules, 3 seeds (439 CPU-s measured on 1 thread on 2026-12-01) -> RESULTS.md + verdicts
+claim-voting: ## CPU claim check: embedding MLPs (weighted majority, margins, tournament, rank positions) vs DeepSets on raw ballots (117k and equal-size 6k), Borda and Copeland, then axiom fine-tuning of the Borda MLP vs 7 classic rules, 3 seeds (439 CPU-s measured on 1 thread on 2026-12-01) -> RESULTS.md + verdicts
 	-$(CPU1) $(TRAIN) -m experiment=voting/imitate_cpu data.rule=borda,copeland seed=$(VOTING_SEEDS) print_config=false \
 	  hydra.sweep.dir=$(VOTING_CLAIMS)/imitate 'hydra.sweep.subdir=$${data.rule}_$${seed}'
-	-$(CPU1) $(TRAIN) -m experiment=voting/imitate_cpu data.rule=borda,copeland embedding=tournament,rank_position \
+	-$(CPU1) $(TRAIN) -m experiment=voting/imitate_cpu data.rule=borda,copeland embedding=tournament,rank_position,margin \
 	  seed=$(VOTING_SEEDS) print_config=false hydra.sweep.dir=$(VOTING_CLAIMS)/embeddings
-	-$(CPU1) $(TRAIN) -m experiment=voting/raw_cpu data.rule=borda,copeland seed=$(VOTING_SEEDS) print_config=false \
+	-$(CPU1) $(TRAIN) -m experiment=voting/raw_cpu,voting/raw_small_cpu data.rule=borda,copeland seed=$(VOTING_SEEDS) print_config=false \
 	  hydra.sweep.dir=$(VOTING_CLAIMS)/raw
 	-$(CPU1) $(TRAIN) -m experiment=voting/finetune_cpu seed=$(VOTING_SEEDS) print_config=false \
 	  'task.init_from=$(VOTING_CLAIMS)/imitate/borda_$${seed}' hydra.sweep.dir=$(VOTING_CLAIMS)/finetune
-	$(TABLE) $(VOTING_CLAIMS)/imitate $(VOTING_CLAIMS)/embeddings $(VOTING_CLAIMS)/raw --group-by data.rule model embedding \
+	$(TABLE) $(VOTING_CLAIMS)/imitate $(VOTING_CLAIMS)/embeddings $(VOTING_CLAIMS)/raw --group-by data.rule setting model embedding \
 	  --metric $(VOTING_TABLE_METRICS) --curve val/acc --name imitate --results experiments/voting/RESULTS.md
 	$(TABLE) $(VOTING_CLAIMS)/imitate $(VOTING_CLAIMS)/finetune --where data.rule=borda embedding=pairwise --group-by experiment \
 	  --metric $(VOTING_TABLE_METRICS) test/dominance_margin $(VOTING_CLASSIC) --curve val/loss --name finetune --results experiments/voting/RESULTS.md

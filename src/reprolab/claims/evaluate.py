@@ -4,15 +4,26 @@ of the effect over seeds, and a verdict against the pre-registered threshold.
 Why paired t and not a bootstrap: claim checks have 3-10 seeds, where a bootstrap's resampling
 distribution takes only a handful of distinct values and its percentile interval is too narrow;
 the t interval is exact for normally distributed per-seed effects and honest about small n.
+A ratio effect is averaged on the log scale: the t interval of the per-seed log ratios, exponentiated,
+around their geometric mean, so a ratio's interval is never negative (pairs whose ratio is not positive
+are dropped and counted in the note).
 
 Verdicts, with d the direction (greater | less), `bar` the threshold and `ref` the no-effect value
 (0 for a difference, 1 for a ratio; for a single arm or a non-inferiority bar on the far side of
-the no-effect value, the bar itself):
+the no-effect value, the bar itself). A *magnitude* claim is a paired one whose bar lies beyond the
+no-effect value in direction d ("at most half the error": ratio < 0.5):
 - reproduces: the whole interval is beyond the bar in direction d;
-- does not reproduce: the whole interval is on the wrong side of ref (excludes the paper's direction);
-- direction only: the mean is beyond ref in direction d, but the interval does not clear the bar;
+- weaker than claimed: a magnitude claim whose whole interval lies between the no-effect value and the
+  bar (an effect in the paper's direction, excluded from the paper's size);
+- does not reproduce: the whole interval is on the wrong side of ref (excludes the paper's direction), or,
+  for a magnitude claim, on the wrong side of the bar while it includes the no-effect value (the size the
+  paper claims is excluded, and no effect in its direction is shown);
+- direction only: the mean is beyond ref in direction d, the interval includes the bar (and, unless the
+  interval lies wholly beyond ref, the no-effect value too): neither the claim nor its absence is shown;
 - inconclusive: the mean is on the wrong side of ref and the interval includes it;
 - not run: an arm has no finished runs, or fewer than 2 pairs.
+A sanity check (an identity, a property by construction) is scored by the same rules and reported as
+`holds` (reproduces) or `fails` (any other verdict on a complete interval).
 """
 
 from __future__ import annotations
@@ -21,7 +32,7 @@ import math
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +43,10 @@ from reprolab.config.compose import REPO_ROOT
 from reprolab.results.plugins import apply_plugins, paper_plugins
 from reprolab.results.runs import Run, find_runs
 
-REPRODUCES, DIRECTION_ONLY, DOES_NOT = "reproduces", "direction only", "does not reproduce"
-INCONCLUSIVE, NOT_RUN = "inconclusive", "not run"
+REPRODUCES, WEAKER, DIRECTION_ONLY = "reproduces", "weaker than claimed", "direction only"
+DOES_NOT, INCONCLUSIVE, NOT_RUN = "does not reproduce", "inconclusive", "not run"
+HOLDS, FAILS = "holds", "fails"  # a sanity check's two outcomes
+VERDICTS = (REPRODUCES, WEAKER, DIRECTION_ONLY, INCONCLUSIVE, DOES_NOT, NOT_RUN)  # the order a summary lists them
 CONFIDENCE = 0.95
 
 
@@ -50,6 +63,7 @@ class ClaimResult:
     pairs: list[dict[str, Any]] = field(default_factory=list)
     commits: list[str] = field(default_factory=list)
     selected: dict[str, Any] = field(default_factory=dict)  # best_of choice per arm
+    trivial: ClaimResult | None = None  # the trivial arm in the treatment's place; it must not reproduce
 
     def to_dict(self) -> dict[str, Any]:
         c = self.claim
@@ -60,7 +74,16 @@ class ClaimResult:
             "n": self.n, "mean": self.mean, "ci": list(self.ci) if self.ci else None,
             "treatment_mean": self.treatment_mean, "baseline_mean": self.baseline_mean,
             "pairs": self.pairs, "commits": self.commits, "selected": self.selected,
+            **({} if c.is_meta else {"arms": {"where": c.where, "treatment": c.treatment, "baseline": c.baseline}}),
+            **({"sanity": True} if c.sanity else {}),
+            **({"trivial": self.trivial_dict()} if self.trivial is not None else {}),
         }
+
+    def trivial_dict(self) -> dict[str, Any]:
+        t = self.trivial
+        return {"arm": self.claim.trivial, "verdict": t.verdict, "meets_bar": t.verdict == REPRODUCES,
+                "reason": t.reason, "n": t.n, "mean": t.mean, "ci": list(t.ci) if t.ci else None,
+                "pairs": t.pairs, "commits": t.commits}
 
 
 def t_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> tuple[float, float, float]:
@@ -73,6 +96,14 @@ def t_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> tuple
     return mean, mean - half, mean + half
 
 
+def log_t_interval(ratios: Sequence[float], confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """Geometric mean and the t interval of the mean log ratio, exponentiated (every ratio > 0, n >= 2)."""
+    if any(r <= 0 for r in ratios):
+        raise ValueError("a log-scale interval needs positive ratios")
+    mean, low, high = t_interval([math.log(r) for r in ratios], confidence)
+    return math.exp(mean), math.exp(low), math.exp(high)
+
+
 def verdict_for(claim: Claim, mean: float, low: float, high: float) -> str:
     """The verdict rules of the module docstring, for one claim's mean and interval."""
     sign = 1.0 if claim.direction == "greater" else -1.0
@@ -81,22 +112,33 @@ def verdict_for(claim: Claim, mean: float, low: float, high: float) -> str:
     near, far = (low, high) if sign > 0 else (high, low)  # the interval's end nearest the wrong side, and the other
     if sign * (near - bar) > 0:
         return REPRODUCES
+    if claim.magnitude and sign * (far - bar) < 0:  # the paper's size is excluded
+        return WEAKER if sign * (near - ref) > 0 else DOES_NOT
     if sign * (far - ref) < 0:
         return DOES_NOT
     return DIRECTION_ONLY if sign * (mean - ref) > 0 else INCONCLUSIVE
+
+
+def sanity_verdict(verdict: str) -> str:
+    """A sanity check holds when its interval clears the bar; any other scored verdict is a failure."""
+    return verdict if verdict == NOT_RUN else (HOLDS if verdict == REPRODUCES else FAILS)
 
 
 def evaluate_claims(claims_file: ClaimsFile, runs_root: Path | None = None) -> list[ClaimResult]:
     """Every claim of the file, in order; a claim whose run folders are absent is `not run`."""
     cache: dict[tuple[Path, ...], list[Run]] = {}
     results: dict[str, ClaimResult] = {}
-    for claim in claims_file.claims:
+    for claim in claims_file.everything:
         if not claim.is_meta:
-            results[claim.id] = evaluate_claim(claim, claims_file.runs_dirs(claim, runs_root), cache)
+            folders = claims_file.runs_dirs(claim, runs_root)
+            results[claim.id] = evaluate_claim(claim, folders, cache)
+            if claim.trivial is not None:
+                trivial = replace(claim, treatment=claim.trivial_treatment, trivial=None, sanity=False)
+                results[claim.id].trivial = evaluate_claim(trivial, folders, cache)
     for claim in claims_file.claims:
         if claim.is_meta:
             results[claim.id] = evaluate_meta(claim, [results[i] for i in claim.of if i in results])
-    return [results[c.id] for c in claims_file.claims]
+    return [results[c.id] for c in claims_file.everything]
 
 
 def evaluate_claim(claim: Claim, folders: list[Path], cache: dict | None = None) -> ClaimResult:
@@ -122,31 +164,49 @@ def evaluate_claim(claim: Claim, folders: list[Path], cache: dict | None = None)
 
 def _score(claim: Claim, chosen: dict[str, dict[tuple, Run]], selected: dict) -> ClaimResult:
     keys = sorted(set.intersection(*(set(v) for v in chosen.values())), key=str)
-    pairs, effects, dropped = [], [], []
+    pairs, dropped = [], 0
     for key in keys:
         values = {arm: _number(runs[key].metrics.get(claim.metric)) for arm, runs in chosen.items()}
         if any(v is None for v in values.values()):
-            dropped.append(key)
+            dropped += 1
             continue
-        effect = _effect(claim, values)
-        if effect is None:
-            dropped.append(key)
-            continue
-        effects.append(effect)
-        pairs.append({"key": list(key), **values, "effect": effect})
+        pairs.append({"key": list(key), **values})
     used = [runs[k] for runs in chosen.values() for k in keys]
     commits = sorted({str(r.metrics.get("git_commit") or "unknown") for r in used})
-    result = ClaimResult(claim, NOT_RUN, n=len(effects), pairs=pairs, commits=commits, selected=selected)
-    result.treatment_mean = _mean([p["treatment"] for p in pairs])
-    result.baseline_mean = _mean([p["baseline"] for p in pairs]) if claim.paired else None
-    notes = [f"{len(dropped)} pair(s) without a finite {claim.metric} (diverged or not logged)"] if dropped else []
+    notes = [f"{dropped} pair(s) without a finite {claim.metric} (diverged or not logged)"] if dropped else []
+    return score_pairs(claim, pairs, commits=commits, selected=selected, notes=notes)
+
+
+def score_pairs(claim: Claim, pairs: list[dict[str, Any]], commits: list[str] | None = None,
+                selected: dict | None = None, notes: Sequence[str] = ()) -> ClaimResult:
+    """The interval and verdict of a claim from its per-pair values ({"key", "treatment"[, "baseline"]}); the
+    effects are recomputed from the values, so recorded pairs are re-scored by the rules of this module."""
+    notes, kept = list(notes), []
+    for pair in pairs:
+        effect = _effect(claim, {arm: pair[arm] for arm in ("treatment", "baseline") if arm in pair})
+        if effect is not None:
+            kept.append({**pair, "effect": effect})
+    if len(kept) < len(pairs):
+        notes.append(f"{len(pairs) - len(kept)} pair(s) with a zero baseline (no {claim.effect}) left out")
+    if claim.paired and claim.effect == "ratio":
+        positive = [p for p in kept if p["effect"] > 0]
+        if len(positive) < len(kept):
+            notes.append(f"{len(kept) - len(positive)} pair(s) with a ratio <= 0 (no log scale) left out")
+        kept = positive
+    effects = [p["effect"] for p in kept]
+    result = ClaimResult(claim, NOT_RUN, n=len(effects), pairs=kept, commits=list(commits or []),
+                         selected=dict(selected or {}))
+    result.treatment_mean = _mean([p["treatment"] for p in kept])
+    result.baseline_mean = _mean([p["baseline"] for p in kept]) if claim.paired else None
     if len(effects) < 2:
         result.reason = "; ".join([f"{len(effects)} complete pair(s): an interval needs 2", *notes])
         result.mean = effects[0] if effects else None
         return result
-    result.mean, low, high = t_interval(effects)
+    ratio = claim.paired and claim.effect == "ratio"
+    result.mean, low, high = log_t_interval(effects) if ratio else t_interval(effects)
     result.ci = (low, high)
-    result.verdict = verdict_for(claim, result.mean, low, high)
+    verdict = verdict_for(claim, result.mean, low, high)
+    result.verdict = sanity_verdict(verdict) if claim.sanity else verdict
     result.reason = "; ".join(notes)
     return result
 
@@ -157,6 +217,7 @@ def evaluate_meta(claim: Claim, parts: list[ClaimResult]) -> ClaimResult:
     for part in parts:
         count[part.verdict] += 1
     total, k = len(claim.of), claim.at_least
+    count[REPRODUCES] += count.pop(HOLDS, 0)  # never mixed in practice: a meta-claim lists claims only
     if count[NOT_RUN] == total:
         verdict = NOT_RUN
     elif count[REPRODUCES] >= k:

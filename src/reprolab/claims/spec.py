@@ -4,11 +4,18 @@ A claim compares a treatment arm with a baseline arm paired by seed (effect = di
 relative change), or holds one arm's metric against an absolute threshold (single-arm). The
 threshold is pre-registered: it is written down from the paper's claim before any run is read.
 A meta-claim (`at_least` of a list of claim ids) summarises claims such as "on 3 of 5 datasets".
+
+Two more fields keep a claim honest (STYLE.md, "A claim that can fail"):
+- `trivial`: selectors of the trivial arm (an untrained model, a dense readout, the baseline itself) that,
+  in the treatment's place (same runs, `where`, baseline and bar), must *fail* the bar; it is evaluated
+  beside the claim and recorded;
+- a `sanity:` list beside `claims:` holds identities and properties that hold by construction, with the same
+  schema: they are run and listed apart ("holds" / "fails"), and never counted as claims.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +29,9 @@ DIRECTIONS = ("greater", "less")
 SCALES = ("cpu", "paper")
 CLAIM_KEYS = {
     "id", "claim", "source", "scale", "runs", "where", "treatment", "baseline", "metric", "effect",
-    "direction", "threshold", "paper_value", "pair_by", "best_of", "note", "at_least", "of",
+    "direction", "threshold", "paper_value", "pair_by", "best_of", "note", "at_least", "of", "trivial",
 }
-FILE_KEYS = {"paper", "runs_root", "command", "claims", "title", "reference"}
+FILE_KEYS = {"paper", "runs_root", "command", "claims", "sanity", "title", "reference"}
 
 
 class ClaimsError(ReprolabError):
@@ -51,6 +58,8 @@ class Claim:
     note: str = ""
     at_least: int | None = None
     of: tuple[str, ...] = ()
+    trivial: dict[str, Any] | None = None
+    sanity: bool = False
 
     @property
     def is_meta(self) -> bool:
@@ -72,6 +81,19 @@ class Claim:
         """The pre-registered value the whole interval must clear (the no-effect value by default)."""
         return self.null if self.threshold is None else float(self.threshold)
 
+    @property
+    def magnitude(self) -> bool:
+        """A paired claim whose bar lies beyond the no-effect value in its direction ("at most half")."""
+        if not self.paired:
+            return False
+        beyond = self.bar - self.null
+        return beyond > 0 if self.direction == "greater" else beyond < 0
+
+    @property
+    def trivial_treatment(self) -> dict[str, Any] | None:
+        """The trivial arm's selectors, which take the treatment's place (None when no trivial arm is named)."""
+        return None if self.trivial is None else dict(self.trivial)
+
 
 @dataclass(frozen=True)
 class ClaimsFile:
@@ -80,6 +102,12 @@ class ClaimsFile:
     runs_root: str
     command: str
     claims: tuple[Claim, ...]
+    sanity: tuple[Claim, ...] = ()
+
+    @property
+    def everything(self) -> tuple[Claim, ...]:
+        """The claims, then the sanity checks."""
+        return self.claims + self.sanity
 
     def runs_dirs(self, claim: Claim, runs_root: Path | None = None) -> list[Path]:
         """The folders a claim reads, relative paths taken from `runs_root` (else the file's), under the repo root."""
@@ -116,8 +144,14 @@ def load_claims(path_or_paper: str | Path) -> ClaimsFile:
         if not raw.get(key):
             raise ClaimsError(f"{path}: '{key}' is missing")
     claims = tuple(_claim(item, f"{path} claim #{i + 1}") for i, item in enumerate(raw["claims"]))
-    _check_ids(claims, path)
-    return ClaimsFile(path, str(raw["paper"]), str(raw["runs_root"]), str(raw["command"]), claims)
+    sanity = raw.get("sanity") or []
+    if not isinstance(sanity, list):
+        raise ClaimsError(f"{path}: 'sanity' is a list of checks with the claims' schema")
+    checks = tuple(replace(_claim(item, f"{path} sanity #{i + 1}"), sanity=True) for i, item in enumerate(sanity))
+    if any(c.is_meta for c in checks):
+        raise ClaimsError(f"{path}: a sanity check cannot be a meta-claim (at_least/of)")
+    _check_ids(claims + checks, path)
+    return ClaimsFile(path, str(raw["paper"]), str(raw["runs_root"]), str(raw["command"]), claims, checks)
 
 
 def _claim(item: Any, where: str) -> Claim:
@@ -145,6 +179,9 @@ def _claim(item: Any, where: str) -> Claim:
     if best_of is not None and (set(best_of) - {"key", "by", "mode"} or not {"key", "by"} <= set(best_of)
                                 or best_of.get("mode", "min") not in ("min", "max")):
         raise ClaimsError(f"{where}: best_of needs 'key' and 'by' (and mode min|max)")
+    trivial = item.get("trivial")
+    if trivial is not None and (not isinstance(trivial, dict) or not trivial):
+        raise ClaimsError(f"{where}: 'trivial' is a mapping of selectors naming the arm that must fail the bar")
     runs = item["runs"] if isinstance(item["runs"], list) else [item["runs"]]
     return Claim(
         id=str(item["id"]), claim=str(item["claim"]), source=str(item.get("source", "")),
@@ -154,6 +191,7 @@ def _claim(item: Any, where: str) -> Claim:
         threshold=_number(item.get("threshold"), "threshold", where),
         paper_value=_number(item.get("paper_value"), "paper_value", where),
         pair_by=tuple(item.get("pair_by") or ("seed",)), best_of=best_of, note=str(item.get("note", "")),
+        trivial=None if trivial is None else dict(trivial),
     )
 
 
@@ -162,8 +200,9 @@ def _check_ids(claims: tuple[Claim, ...], path: Path) -> None:
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
         raise ClaimsError(f"{path}: claim ids must be unique; repeated: {', '.join(dupes)}")
+    plain = {c.id for c in claims if not c.sanity}
     for claim in claims:
-        missing = [i for i in claim.of if i not in ids or i == claim.id]
+        missing = [i for i in claim.of if i not in plain or i == claim.id]
         if missing:
             raise ClaimsError(f"{path}: meta-claim '{claim.id}' lists unknown claims: {', '.join(missing)}")
 

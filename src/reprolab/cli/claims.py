@@ -45,12 +45,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 def evaluate_one(source: str | Path, runs_root: Path | None, write: bool, only: Sequence[str] = ()) -> str:
     claims_file = load_claims(source)
     if only:
-        unknown = sorted(set(only) - {c.id for c in claims_file.claims})
+        unknown = sorted(set(only) - {c.id for c in claims_file.everything})
         if unknown:
             raise ClaimsError(f"{claims_file.path}: no claim {', '.join(unknown)}; its claims: "
-                              f"{', '.join(c.id for c in claims_file.claims)}")
+                              f"{', '.join(c.id for c in claims_file.everything)}")
         claims_file = replace(claims_file, claims=tuple(c for c in claims_file.claims
-                                                        if c.id in only or (c.is_meta and set(c.of) <= set(only))))
+                                                        if c.id in only or (c.is_meta and set(c.of) <= set(only))),
+                              sanity=tuple(c for c in claims_file.sanity if c.id in only))
     entries = merge_with_recorded(claims_file, evaluate_claims(claims_file, runs_root))
     body = render_markdown(claims_file, entries, runs_root)
     if write:

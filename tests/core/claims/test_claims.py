@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from reprolab.claims import ClaimsError, evaluate_claims, load_claims
-from reprolab.claims.evaluate import t_interval, verdict_for
+from reprolab.claims.evaluate import log_t_interval, t_interval, verdict_for
 from reprolab.claims.scorecard import render_scorecard
 from reprolab.claims.spec import Claim
 from reprolab.cli import claims as claims_cli
@@ -73,8 +73,11 @@ def test_ratio_and_relative_effects(tmp_path, sweep):
     ratio, strict, rel = evaluate(tmp_path, paired(effect="ratio"), paired(id="strict", effect="ratio", threshold=1.2),
                                   paired(id="rel", effect="relative", threshold=0.1))
     assert [p["effect"] for p in ratio.pairs] == pytest.approx([0.8 / 0.5, 0.82 / 0.6, 0.9 / 0.7])
-    # ratios 1.6, 1.3667, 1.2857: mean 1.4175, sd 0.16319, CI = mean ± 4.302653 · 0.16319 / √3 = [1.0121, 1.8229]
-    assert ratio.ci == pytest.approx((1.0121, 1.8229), abs=1e-3)
+    # ratios 1.6, 1.3667, 1.2857 on the log scale: logs 0.470004, 0.312375, 0.251314, mean 0.344564, sd 0.112842,
+    # half-width 4.302653 · 0.112842 / √3 = 0.280316; geometric mean e^0.344564 = 1.41137, CI e^(0.344564 ∓ 0.280316)
+    # = [1.06636, 1.86802] (the arithmetic t interval was [1.0121, 1.8229])
+    assert ratio.mean == pytest.approx(1.41137, abs=1e-5)
+    assert ratio.ci == pytest.approx((1.06636, 1.86802), abs=1e-5)
     assert ratio.verdict == "reproduces" and strict.verdict == "direction only"
     assert [p["effect"] for p in rel.pairs] == pytest.approx([0.6, 0.82 / 0.6 - 1, 0.9 / 0.7 - 1])
 
@@ -93,11 +96,52 @@ def test_ratio_and_relative_effects(tmp_path, sweep):
         ("less", 1.0, 0.5, 0.2, 0.8, "reproduces"),
         ("less", 1.0, 0.9, 0.5, 1.3, "direction only"),
         ("less", 1.0, 1.5, 1.2, 1.8, "does not reproduce"),
+        # a magnitude claim ("at least 0.25 better"): the whole interval between no effect and the bar is weaker
+        ("greater", 0.25, 0.15, 0.1, 0.2, "weaker than claimed"),
+        ("greater", 0.25, 0.1, -0.05, 0.2, "does not reproduce"),  # excludes the size, includes no effect
+        ("greater", 0.25, 0.2, -0.05, 0.3, "direction only"),      # includes the bar and no effect
     ],
 )
 def test_verdict_rules(direction, threshold, mean, low, high, expected):
     claim = Claim(id="c", claim="x", baseline={"a": 1}, direction=direction, threshold=threshold)
     assert verdict_for(claim, mean, low, high) == expected
+
+
+@pytest.mark.parametrize(
+    ("mean", "low", "high", "expected"),
+    [
+        (0.30, 0.20, 0.45, "reproduces"),            # "at most half": the whole interval below 0.5
+        (0.70, 0.60, 0.80, "weaker than claimed"),   # smaller error, but not half: between the bar and 1
+        (0.90, 0.78, 1.03, "does not reproduce"),    # issue 36's DG/IW: excludes half, includes no effect
+        (0.60, 0.40, 0.85, "direction only"),        # includes the bar, excludes no effect
+        (0.80, 0.40, 1.20, "direction only"),        # includes the bar and no effect, mean below 1
+        (1.10, 0.40, 1.30, "inconclusive"),
+        (1.20, 1.05, 1.40, "does not reproduce"),    # wholly on the wrong side of no effect
+    ],
+)
+def test_magnitude_ratio_verdicts(mean, low, high, expected):
+    claim = Claim(id="c", claim="x", baseline={"a": 1}, effect="ratio", direction="less", threshold=0.5)
+    assert claim.magnitude
+    assert verdict_for(claim, mean, low, high) == expected
+
+
+def test_a_ratio_interval_is_never_negative_where_the_arithmetic_one_is():
+    # delightful's recorded DG/IW ratios (issue 36): the arithmetic t interval was [-0.479, 1.206] around 0.363;
+    # log scale: logs -2.87920, -0.31845, -1.18269, mean -1.46011, sd 1.30374, half-width 4.302653 · 1.30374 / √3
+    # = 3.23862: geometric mean e^-1.46011 = 0.23221, CI [e^-4.69873, e^1.77851] = [0.009129, 5.9063]
+    ratios = [0.056179781493447344, 0.7272726847120567, 0.30645158789532645]
+    mean, low, high = t_interval(ratios)
+    assert low < 0
+    gmean, glow, ghigh = log_t_interval(ratios)
+    assert (gmean, glow, ghigh) == pytest.approx((0.23221, 0.009129, 5.9063), rel=1e-4)
+    with pytest.raises(ValueError, match="positive"):
+        log_t_interval([0.5, -0.1])
+
+
+def test_a_ratio_pair_that_is_not_positive_is_left_out_and_said(tmp_path):
+    make_sweep(tmp_path / "sweep", {"sgd": {0: 0.5, 1: 0.6, 2: -0.7}, "adamw": {0: 0.8, 1: 0.82, 2: 0.9}})
+    (result,) = evaluate(tmp_path, paired(effect="ratio"))
+    assert result.n == 2 and "1 pair(s) with a ratio <= 0" in result.reason
 
 
 def test_single_arm_claim_holds_the_metric_against_an_absolute_threshold(tmp_path, sweep):
@@ -253,7 +297,7 @@ def test_scorecard_lists_every_declared_claim_with_its_recorded_verdict(tmp_path
     path = write_claims(tmp_path, [paired(paper_value=0.3), paired(id="never", runs=["nowhere"])])
     claims_cli.main(["--file", str(path)])
     text = render_scorecard([path])
-    assert "## toy" in text and "Summary: 1 not run, 1 reproduces." in text
+    assert "## toy" in text and "Summary: 1 reproduces, 1 not run." in text
     row = next(line for line in text.splitlines() if line.startswith("| `adamw_beats_sgd`"))
     assert "**reproduces**" in row and "0.3" in row and "| cpu |" in row
     assert "**not run**" in next(line for line in text.splitlines() if line.startswith("| `never`"))
@@ -269,3 +313,100 @@ def test_cli_one_claim_prints_only_it_and_writes_nothing(tmp_path, sweep, capsys
     assert capsys.readouterr().out.startswith(f"Claims of `claims.yaml`, runs under `{tmp_path}`; effects")
     assert claims_cli.main(["--file", str(path), "--claim", "nope"]) == 2
     assert "no claim nope" in capsys.readouterr().err
+
+
+def write_with_sanity(tmp_path, claims, sanity):
+    path = write_claims(tmp_path, claims)
+    raw = yaml.safe_load(path.read_text())
+    path.write_text(yaml.safe_dump({**raw, "sanity": sanity}))
+    return path
+
+
+def test_sanity_checks_are_run_listed_apart_and_not_counted(tmp_path, sweep, capsys):
+    identity = paired(id="same_arm_is_zero", treatment={"optimizer": "sgd"}, direction="less", threshold=1e-9)
+    broken = paired(id="broken_check")  # adamw − sgd > 0 holds ...
+    path = write_with_sanity(tmp_path, [paired()], [identity, {**broken, "direction": "less"}])  # ... so "< 0" fails
+    claims_file = load_claims(path)
+    assert [c.id for c in claims_file.claims] == ["adamw_beats_sgd"] and all(c.sanity for c in claims_file.sanity)
+    claim, same, bad = evaluate_claims(claims_file)
+    assert claim.verdict == "reproduces" and same.verdict == "holds" and bad.verdict == "fails"
+    assert claims_cli.main(["--file", str(path)]) == 0
+    recorded = json.loads((path.parent / "results" / "claims.json").read_text())
+    assert [e["id"] for e in recorded["claims"]] == ["adamw_beats_sgd"]
+    assert [e["id"] for e in recorded["sanity"]] == ["same_arm_is_zero", "broken_check"]
+    block = (path.parent / "RESULTS.md").read_text()
+    assert block.index("| `adamw_beats_sgd`") < block.index("Sanity checks") < block.index("| `same_arm_is_zero`")
+    text = render_scorecard([path])
+    assert "Summary: 1 reproduces; sanity checks, not counted: 1 holds, 1 fails." in text
+    assert text.index("| `adamw_beats_sgd`") < text.index("Sanity checks (not counted") < text.index("| `broken_check`")
+
+
+def test_sanity_ids_share_the_claims_namespace_and_cannot_be_meta(tmp_path):
+    with pytest.raises(ClaimsError, match="repeated: adamw_beats_sgd"):
+        load_claims(write_with_sanity(tmp_path, [paired()], [paired()]))
+    meta = {"id": "m", "claim": "x", "at_least": 1, "of": ["adamw_beats_sgd"]}
+    with pytest.raises(ClaimsError, match="cannot be a meta-claim"):
+        load_claims(write_with_sanity(tmp_path, [paired()], [meta]))
+
+
+def test_the_trivial_arm_is_evaluated_and_must_fail_the_bar(tmp_path, sweep, capsys):
+    # the trivial arm in the treatment's place: sgd − sgd = 0 per seed, which must not clear "> 0.1"
+    honest = paired(threshold=0.1, trivial={"optimizer": "sgd"})
+    # a claim the trivial arm meets: "adamw within 0.5 of sgd or better" is met by sgd itself (0 > -0.5)
+    hollow = paired(id="hollow", threshold=-0.5, trivial={"optimizer": "sgd"})
+    good, bad = evaluate(tmp_path, honest, hollow)
+    assert good.verdict == "reproduces" and good.trivial.verdict != "reproduces"
+    assert good.trivial.mean == 0 and good.trivial.n == 3
+    assert bad.trivial.verdict == "reproduces"
+    path = write_claims(tmp_path, [honest, hollow])
+    assert claims_cli.main(["--file", str(path)]) == 0
+    recorded = {e["id"]: e for e in json.loads((path.parent / "results" / "claims.json").read_text())["claims"]}
+    assert recorded["adamw_beats_sgd"]["trivial"]["meets_bar"] is False
+    assert recorded["hollow"]["trivial"]["meets_bar"] is True
+    block = (path.parent / "RESULTS.md").read_text()
+    assert "trivial arm optimizer=sgd fails the bar, as it must" in block
+    assert "trivial arm optimizer=sgd **meets the bar**" in block and "could not have failed" in block
+    with pytest.raises(ClaimsError, match="'trivial' is a mapping"):
+        load_claims(write_claims(tmp_path, [paired(trivial="sgd")]))
+
+
+def test_a_kept_result_is_rescored_from_its_recorded_pairs_by_the_current_rules(tmp_path, sweep, capsys):
+    path = write_claims(tmp_path, [paired(effect="ratio", trivial={"optimizer": "sgd"})])
+    assert claims_cli.main(["--file", str(path)]) == 0
+    record = path.parent / "results" / "claims.json"
+    data = json.loads(record.read_text())
+    # as an older rule wrote it: an arithmetic interval of the ratios, and a verdict these rules would not give
+    data["claims"][0].update(mean=1.4175, ci=[1.0121, 1.8229], verdict="direction only")
+    record.write_text(json.dumps(data))
+    assert claims_cli.main(["--file", str(path), "--runs-root", str(tmp_path / "elsewhere")]) == 0
+    again = json.loads(record.read_text())["claims"][0]
+    assert again["kept"] and again["verdict"] == "reproduces"
+    assert again["mean"] == pytest.approx(1.41137, abs=1e-5) and again["ci"] == pytest.approx([1.06636, 1.86802], abs=1e-5)
+    assert again["trivial"]["verdict"] == "inconclusive" and again["trivial"]["mean"] == pytest.approx(1.0)
+    # the claim now measures another metric: its old record is not kept under the new claim
+    path.write_text(path.read_text().replace("metric: test/acc", "metric: test/loss"))
+    assert claims_cli.main(["--file", str(path), "--runs-root", str(tmp_path / "elsewhere")]) == 0
+    moved = json.loads(record.read_text())["claims"][0]
+    assert moved["verdict"] == "not run" and "another metric" in moved["reason"]
+
+
+def test_every_recorded_trivial_arm_of_the_papers_fails_its_bar():
+    """The trivial-arm check on the project's own record: a claim whose named trivial arm meets its bar could
+    not have failed (STYLE.md, "A claim that can fail")."""
+    from reprolab.claims.report import read_recorded, results_json_path
+    from reprolab.claims.spec import papers_with_claims
+
+    named = 0
+    for paper in papers_with_claims():
+        claims_file = load_claims(paper)
+        recorded = {e["id"]: e for e in read_recorded(results_json_path(claims_file))}
+        for claim in claims_file.claims:
+            if claim.trivial is None or recorded.get(claim.id, {}).get("verdict", "not run") == "not run":
+                continue
+            trivial = recorded[claim.id].get("trivial")
+            if trivial is None:  # only a result kept from before the arm was named may lack it (a fresh run records it)
+                assert recorded[claim.id].get("kept"), f"{paper}/{claim.id}: names a trivial arm, none is recorded"
+                continue
+            assert trivial["verdict"] != "reproduces", f"{paper}/{claim.id}: its trivial arm {claim.trivial} meets the bar"
+            named += 1
+    assert named >= 1  # the project's claims files name trivial arms (dag_gp, probes, voting, heteroskedastic)

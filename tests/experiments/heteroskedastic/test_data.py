@@ -47,6 +47,14 @@ def test_variance_stage_trains_on_the_holdout_only():
     assert not any(torch.equal(row, r) for row in batches[0][0] for r in train_x[:50])
 
 
+def test_end_to_end_on_train_and_holdout_sees_exactly_those_rows_once_per_epoch():
+    dm = TabularRegressionDataModule("synthetic", fit_on="train_holdout", batch_size=32, n=200)
+    dm.setup()
+    seen = torch.cat([y for _, y, _ in dm.train_dataloader()])
+    expected = torch.cat([dm.sets["train"].tensors[1], dm.sets["holdout"].tensors[1]])
+    assert len(seen) == 100 + 40 and torch.equal(seen.sort().values, expected.sort().values)  # 50 % + 20 % of 200
+
+
 def test_synthetic_sigma_is_the_generating_noise_level():
     table = synthetic(n=20000, generator_seed=1)
     x, y, sigma = table.x[:, 0], table.y, table.sigma

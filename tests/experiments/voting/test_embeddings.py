@@ -3,6 +3,7 @@
 import torch
 
 from experiments.voting.embeddings import (
+    PairwiseMargins,
     PairwisePreferences,
     RankPositions,
     RawBallots,
@@ -18,6 +19,14 @@ def test_pairwise_by_hand():
     # a>b: voters 1,2 -> 2/3; a>c: 2/3; b>a: 1/3; b>c: voter 1 -> 1/3; c>a: 1/3; c>b: 2/3
     expected = torch.tensor([[0, 2, 2], [1, 0, 1], [1, 2, 0]]) / 3
     assert torch.allclose(PairwisePreferences()(PROFILE)[0], expected)
+
+
+def test_margins_by_hand_are_antisymmetric_and_sign_to_the_tournament():
+    # W − Wᵀ of test_pairwise_by_hand: a−b 2/3−1/3, a−c 2/3−1/3, b−c 1/3−2/3
+    expected = torch.tensor([[0, 1, 1], [-1, 0, -1], [-1, 1, 0]]) / 3
+    margins = PairwiseMargins()(PROFILE)
+    assert torch.allclose(margins[0], expected)
+    assert torch.equal(margins.sign(), Tournament()(PROFILE))
 
 
 def test_tournament_by_hand_and_tie_is_zero():
@@ -41,7 +50,7 @@ def test_raw_is_one_hot_over_n_and_shapes():
 
 def test_normalised_by_n_so_copies_of_the_profile_embed_alike():
     doubled = PROFILE.repeat(1, 2, 1)
-    for emb in (PairwisePreferences(), Tournament(), RankPositions()):
+    for emb in (PairwisePreferences(), PairwiseMargins(), Tournament(), RankPositions()):
         assert torch.allclose(emb(PROFILE), emb(doubled))
 
 
