@@ -447,6 +447,8 @@ def test_scale_of_the_gradients(name, k):
     ref = run(name, G, L, steps=3, seed=1)
     scaled = run(name, k * G, L, steps=3, seed=1)
     power = 1.0 if name in EQUIVARIANT else 0.0
-    rtol = 2e-3 if name in ("nashmtl", "fairgrad") else 1e-4 if name == "gradnorm" else 1e-6
+    # tolerances: Nash-MTL's and FairGrad's iterative solvers (1e-3); GradNorm's and DB-MTL's ε = 1e-8 inside Adam
+    # and in α = max‖b‖/(‖b_t‖ + ε) (the authors'), which is not negligible next to gradients of 1e-3
+    rtol = {"nashmtl": 2e-3, "fairgrad": 2e-3, "gradnorm": 1e-4, "dbmtl": 2e-4}.get(name, 1e-6)
     for (d, _), (dk, _) in zip(ref, scaled, strict=True):
         np.testing.assert_allclose(dk, k**power * d, rtol=rtol, atol=rtol * k**power * np.abs(d).max())

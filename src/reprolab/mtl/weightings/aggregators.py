@@ -3,6 +3,13 @@ Nash-MTL (Navon et al. 2022), FairGrad (Ban & Ji 2024). On identical gradients t
 authors' code to 1e-5 (issue 47), so we do not re-implement them. Heads keep their own loss (Nash-MTL's code
 weighs its heads by α: `task.heads=weighted`). torchjd's UPGrad needs `quadprog`, not installed, so it is not
 offered.
+
+Each is handed the Jacobian scaled to unit Frobenius norm (J/√s, s = tr G) and its weights are mapped back by
+the method's own scaling law w(J) = s^{p/2} w(J/√s): p = 0 for GradVac (its weights depend on cosines and norm
+ratios only), p = −1 for Nash-MTL (Gα = 1/α), p = −2a/(1+a) for FairGrad ((Gw)_t = w_t^{−1/a}). In exact
+arithmetic this changes nothing; in floating point it keeps the absolute constants inside torchjd (GradVac's
+ε = 1e-8 in its cosines, the solvers' stopping tolerances, FairGrad's start at uniform weights) from making the
+update depend on the gradients' scale (at 1e-3 GradVac moved by 2 %, FairGrad's least squares stopped far off).
 """
 
 from __future__ import annotations
@@ -42,11 +49,26 @@ class Aggregated(Weighting):
         self.name = aggregator
         self.aggregator = make_aggregator(aggregator, n_tasks, **kwargs)
 
+    def scaling_power(self) -> float:
+        """p in w(kJ) = k^p w(J)."""
+        if self.name == "nashmtl":
+            return -1.0
+        if self.name == "fairgrad":
+            a = self.aggregator.gramian_weighting.alpha
+            return -2.0 * a / (1.0 + a)
+        return 0.0
+
     def forward(self, losses: Tensor, jac: Tensor | None = None, gram: Tensor | None = None) -> Combination:
         self.check(losses, jac)
-        agg = self.aggregator
-        if isinstance(agg, jd.GramianWeightedAggregator):  # reuse the engine's Gramian J Jᵀ
-            weights = agg.gramian_weighting(gramian(jac, gram)).to(jac)
+        gram = gramian(jac, gram)
+        total = float(gram.diagonal().sum())
+        if total <= 0.0:  # every task gradient is zero: so is the update
+            weights = torch.zeros_like(losses).to(jac)
         else:
-            weights = agg.weighting(jac).to(jac)
+            agg = self.aggregator
+            if isinstance(agg, jd.GramianWeightedAggregator):  # reuse the engine's Gramian J Jᵀ
+                unit = agg.gramian_weighting(gram / total)
+            else:
+                unit = agg.weighting(jac / total**0.5)
+            weights = unit.to(jac) * total ** (self.scaling_power() / 2)
         return Combination(loss_weights=weights, shared_grad=weights @ jac, head_weights=torch.ones_like(weights))
