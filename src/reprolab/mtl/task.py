@@ -2,7 +2,9 @@
 
 Manual optimisation lets the weighting write the combined gradient itself (`reprolab.mtl.engine`), so Adam,
 Muon and APT drop in through the `optimizer` group unchanged. APT optimizers receive the task-conflict
-signal of each step (`set_task_conflict`). Logged: `train/loss` (Σ_t L_t), `train/loss_<task>`,
+signal of each step (`set_task_conflict`). `heads`: each head learns from its own loss (`own`) or from the task
+weight times it (`weighted`; `reprolab.mtl.engine`). FAMO with `after=same_batch` gets this batch's losses again
+after the optimiser step (one extra forward, as its authors' trainer). Logged: `train/loss` (Σ_t L_t), `train/loss_<task>`,
 `train/weight_<task>`, `train/update_share` (cos of the applied update with −d_t, `reprolab.mtl.diagnostics`),
 `train/momentum_input_share` (APT only), each also as `_mean` over the logged steps so far (the train/ keys only
 on the steps the loggers write),
@@ -34,7 +36,7 @@ class MTLTask(Task):
     def __init__(self, model, optimizer: Callable, scheduler: Callable | None = None,
                  benchmark: MTLBenchmark | None = None, weighting: str = "ew", weighting_kwargs: dict | None = None,
                  jacobian_method: str = "loop", conflict_for_apt: bool = True, jacobian_wrt: str = "params",
-                 single_task: str | None = None):
+                 single_task: str | None = None, heads: str = "own"):
         super().__init__(model, optimizer, scheduler)
         if benchmark is None:
             raise ValueError("MTLTask needs a `benchmark` (the task group's `benchmark:` entry)")
@@ -55,11 +57,15 @@ class MTLTask(Task):
         self.jacobian_method = jacobian_method
         if jacobian_wrt not in ("params", "representation"):
             raise ValueError(f"jacobian_wrt must be 'params' or 'representation', got {jacobian_wrt!r}")
-        if jacobian_wrt == "representation" and not getattr(self.weighting, "gives_task_weights", False):
-            raise ValueError(f"jacobian_wrt=representation back-propagates Σ_t w_t L_t with the weights the method "
-                             f"finds on ∂L/∂z, so it needs a torchjd method that reports its weights (mgda, pcgrad, "
-                             f"imtl, cagrad, ...); {weighting!r} does not")
+        if jacobian_wrt == "representation" and not self.weighting.on_representation:
+            raise ValueError(f"jacobian_wrt=representation runs the method on ∂L/∂z of one batch, so it needs a method "
+                             f"without gradient state across batches or loss scales (mgda, pcgrad, imtl, cagrad, "
+                             f"alignedmtl, nashmtl, gradvac, fairgrad, graddrop); {weighting!r} is not one")
         self.jacobian_wrt = jacobian_wrt
+        if heads not in ("own", "weighted"):
+            raise ValueError(f"heads must be 'own' (each head by its own loss) or 'weighted' (by the task weight, as "
+                             f"the official MGDA and Nash-MTL code), got {heads!r}")
+        self.heads = heads
         self.conflict_for_apt = conflict_for_apt
         self.engine: MTLBackward | None = None
 
@@ -84,7 +90,8 @@ class MTLTask(Task):
         self.engine = MTLBackward(self.weighting, self.model.shared_parameters(),
                                   self.model.task_specific_parameters(), self.jacobian_method,
                                   always_jacobian=wants_conflict and getattr(inner, "apt", {}).get("enabled", False),
-                                  representation=representation, before_backward=self._before_backward)
+                                  representation=representation, before_backward=self._before_backward,
+                                  heads=self.heads)
 
     def _before_backward(self, losses: torch.Tensor) -> None:
         """What Lightning runs before `loss.backward()` (every callback's and this module's `on_before_backward`,
@@ -104,6 +111,9 @@ class MTLTask(Task):
         if logging:
             self._update_share.before(self.model.parameters())
         opt.step()
+        if getattr(self.weighting, "wants_after_losses", False):  # FAMO's "after" losses: this batch, re-evaluated
+            with torch.no_grad():
+                self.weighting.observe_after(task_losses(self.benchmark.losses(self.model(inputs), targets)))
         if logging:
             stats["update_share"] = self._update_share.after()
         scheduler = self.lr_schedulers()

@@ -43,42 +43,96 @@ def test_ew_through_the_jacobian_equals_plain_backward_of_the_sum():
     assert 0.0 <= stats["conflict"] <= 1.0
 
 
-def test_gramian_path_equals_the_torchjd_aggregator_on_the_jacobian():
-    from torchjd.aggregation import IMTLG, PCGrad
+def test_our_aggregators_equal_torchjds_where_they_share_a_convention():
+    # torchjd's PCGrad skips the task's own gradient (include_self=False); its IMTL-G is the same pseudo-inverse form;
+    # its MGDA reaches the min-norm point once its Frank-Wolfe tolerance is tight enough on an easy problem
+    from torchjd.aggregation import IMTLG, MGDA, PCGrad
 
-    jac = torch.randn(3, 7, generator=torch.Generator().manual_seed(1))
-    for name, agg in (("imtl", IMTLG()), ("pcgrad", PCGrad())):
+    jac = torch.randn(3, 7, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    for name, kwargs, agg in (("imtl", {}, IMTLG()), ("pcgrad", {"include_self": False}, PCGrad()),
+                              ("mgda", {}, MGDA(epsilon=1e-12, max_iters=100000))):
         torch.manual_seed(0)  # PCGrad's random task order
-        ours = build_weighting(name, 3)(torch.ones(3), jac, gram=jac @ jac.T).shared_grad
+        ours = build_weighting(name, 3, **kwargs)(torch.ones(3), jac, gram=jac @ jac.T).shared_grad
         torch.manual_seed(0)
-        assert torch.allclose(ours, agg(jac), atol=1e-5), name
+        assert torch.allclose(ours, agg(jac), rtol=1e-4, atol=1e-7), name
 
 
-def test_pcgrad_step_writes_the_projected_gradient_and_weighted_heads():
+def test_pcgrad_step_writes_the_projected_gradient_and_heads_on_their_own_loss():
     model, losses = model_and_losses()
     shared, heads = model.shared_parameters(), model.task_specific_parameters()
     jac, head_jac = task_jacobian(losses, shared, heads)
-    w = build_weighting("pcgrad", 2)
-    expected = w(losses.detach(), jac)
+    torch.manual_seed(0)
+    expected = build_weighting("pcgrad", 2)(losses.detach(), jac)
+    torch.manual_seed(0)
     MTLBackward(build_weighting("pcgrad", 2), shared, heads)(losses)
     got = torch.cat([p.grad.reshape(-1) for p in shared])
     assert torch.allclose(got, expected.shared_grad, atol=1e-6)
     got_heads = torch.cat([p.grad.reshape(-1) for p in heads])
-    assert torch.allclose(got_heads, expected.loss_weights @ head_jac, atol=1e-6)
+    assert torch.allclose(got_heads, head_jac.sum(0), atol=1e-6)  # each head: ∇ of its own loss, weight 1
+
+
+def test_weighted_heads_multiply_each_head_by_its_task_weight():
+    model, losses = model_and_losses()
+    shared, heads = model.shared_parameters(), model.task_specific_parameters()
+    _, head_jac = task_jacobian(losses, shared, heads)
+    stats = MTLBackward(build_weighting("mgda", 2), shared, heads, heads="weighted")(losses)
+    got_heads = torch.cat([p.grad.reshape(-1) for p in heads])
+    assert torch.allclose(got_heads, stats["weights"] @ head_jac, atol=1e-6)
+    with pytest.raises(ValueError, match="heads must be 'own'"):
+        MTLBackward(build_weighting("mgda", 2), shared, heads, heads="scaled")
+
+
+def _grads(model, loss, params):
+    return [g.clone() for g in torch.autograd.grad(loss, params, retain_graph=True)]
 
 
 def test_upper_bound_mode_takes_weights_from_the_representation_jacobian():
+    # MGDA-UB: weights from ∂L/∂z; the encoder gets ∇_θ Σ_t w_t L_t, each head ∇ of its own loss
     model, losses = model_and_losses()
     rep = model.representation
     jac, _ = task_jacobian(losses, [rep])
     weights = build_weighting("mgda", 2)(losses.detach(), jac).loss_weights
-    (weights * losses).sum().backward(retain_graph=True)
-    ref = [p.grad.clone() for p in model.parameters()]
-    model.zero_grad(set_to_none=True)
-    stats = MTLBackward(build_weighting("mgda", 2), model.shared_parameters(), model.task_specific_parameters(),
-                        representation=lambda: model.representation)(losses)
+    shared, heads = model.shared_parameters(), model.task_specific_parameters()
+    ref = _grads(model, (weights * losses).sum(), shared) + _grads(model, losses.sum(), heads)
+    stats = MTLBackward(build_weighting("mgda", 2), shared, heads, representation=lambda: model.representation)(losses)
     assert torch.allclose(stats["weights"], weights)
-    for p, r in zip(model.parameters(), ref, strict=True):
+    for p, r in zip(shared + heads, ref, strict=True):
+        assert torch.allclose(p.grad, r, atol=1e-6)
+
+
+def test_graddrop_on_the_representation_uses_sign_corrected_batch_sums():
+    # Chen et al. 2020: P from Σ_b sign(z_b) ∇_{z_b} L_t, one mask per activation, the masked per-sample gradients
+    # back-propagated into the encoder
+    model, losses = model_and_losses(seed=3)
+    rep = model.representation
+    per_sample = torch.stack(_grads(model, losses[0], [rep]) + _grads(model, losses[1], [rep]))  # (T, B, D)
+    summed = (per_sample * rep.detach().sign()).sum(1)
+    purity = 0.5 * (1 + summed.sum(0) / (summed.abs().sum(0) + 1e-7))
+    torch.manual_seed(5)
+    draw = torch.rand(purity.shape)
+    keep = ((purity > draw) & (summed > 0)) | ((purity < draw) & (summed < 0))
+    rep_grad = (keep[:, None, :] * per_sample).sum(0)
+    shared, heads = model.shared_parameters(), model.task_specific_parameters()
+    ref = [g.clone() for g in torch.autograd.grad(rep, shared, grad_outputs=rep_grad, retain_graph=True)]
+    ref += _grads(model, losses.sum(), heads)
+    torch.manual_seed(5)
+    MTLBackward(build_weighting("graddrop", 2), shared, heads, representation=lambda: model.representation)(losses)
+    for p, r in zip(shared + heads, ref, strict=True):
+        assert torch.allclose(p.grad, r, atol=1e-6)
+
+
+def test_loss_based_step_with_head_weights_of_its_own():
+    from reprolab.mtl.weightings import Combination, Weighting
+
+    class Scaled(Weighting):  # loss weights (2, 3) on the trunk, head weights (5, 7)
+        def forward(self, losses, jac=None, gram=None):
+            return Combination(loss_weights=torch.tensor([2.0, 3.0]), head_weights=torch.tensor([5.0, 7.0]))
+
+    model, losses = model_and_losses()
+    shared, heads = model.shared_parameters(), model.task_specific_parameters()
+    ref = _grads(model, 2 * losses[0] + 3 * losses[1], shared) + _grads(model, 5 * losses[0] + 7 * losses[1], heads)
+    MTLBackward(Scaled(2), shared, heads)(losses)
+    for p, r in zip(shared + heads, ref, strict=True):
         assert torch.allclose(p.grad, r, atol=1e-6)
 
 

@@ -101,7 +101,7 @@ def test_uw_learns_log_variance_towards_the_loss():
 
 
 def test_famo_weights_are_c_z_over_loss_and_favour_the_slower_task():
-    famo = build_weighting("famo", 2)
+    famo = build_weighting("famo", 2, after="next_batch")
     w0 = famo(torch.tensor([1.0, 2.0])).loss_weights
     # z = (½, ½): c = 1/(½/1 + ½/2) = 4/3 → weights (2/3, 1/3)
     assert torch.allclose(w0, torch.tensor([2 / 3, 1 / 3]), atol=1e-5)
@@ -125,9 +125,10 @@ def test_gradnorm_raises_the_weight_of_the_task_with_the_smaller_gradient():
 
 def test_dbmtl_balances_log_gradient_norms_to_the_largest():
     jac = torch.tensor([[4.0, 0.0], [0.0, 1.0]])
-    comb = combine("dbmtl", jac=jac, losses=torch.tensor([1.0, 1.0]))
-    # log-grads (4,0), (0,1); both rescaled to norm 4 → (4, 4)
-    assert torch.allclose(comb.shared_grad, torch.tensor([4.0, 4.0]), atol=1e-5)
+    comb = combine("dbmtl", jac=jac, losses=torch.tensor([1.0, 2.0]))
+    # log-grads (4,0), (0,½); the EMA from zero keeps (1 − β) = 0.1 of them; both rescaled to norm 0.4 → (0.4, 0.4)
+    assert torch.allclose(comb.shared_grad, torch.tensor([0.4, 0.4]), atol=1e-5)
+    assert torch.allclose(comb.head_weights, torch.tensor([1.0, 0.5]), atol=1e-6)  # heads: ∇ log L_t
 
 
 def test_every_name_builds_and_combines_three_tasks():
@@ -142,6 +143,13 @@ def test_every_name_builds_and_combines_three_tasks():
 def test_errors_name_the_valid_options_and_shapes():
     with pytest.raises(ValueError, match="choose from"):
         build_weighting("nope", 2)
+    with pytest.raises(ValueError, match="has no option rescal; its task.weighting_kwargs are c, rescale"):
+        build_weighting("cagrad", 2, rescal=1)
+    for name, kwargs, match in (("cagrad", {"rescale": 3}, "rescale 3"), ("imtl", {"variant": "x"}, "variant 'x'"),
+                                ("famo", {"after": "later"}, "after='later'"),
+                                ("alignedmtl", {"scale_mode": "max"}, "scale_mode 'max'")):
+        with pytest.raises(ValueError, match=match):
+            build_weighting(name, 2, **kwargs)
     with pytest.raises(ValueError, match="expects 2 task losses"):
         build_weighting("ew", 2)(torch.ones(3))
     with pytest.raises(ValueError, match="needs the"):
@@ -195,13 +203,14 @@ def test_single_task_validation_loss_is_that_task_loss_only(monkeypatch):
         assert logged["val/loss"] == pytest.approx(expected), single
 
 
-@pytest.mark.parametrize("name", ["dwa", "famo", "uw", "gradnorm", "dbmtl"])
-def test_stateful_weighting_resumes_from_its_state_dict_exactly(name):
+@pytest.mark.parametrize("name, kwargs", [("dwa", {}), ("famo", {"after": "next_batch"}), ("uw", {}), ("gradnorm", {}),
+                                          ("dbmtl", {}), ("imtl", {"variant": "hybrid"})])
+def test_stateful_weighting_resumes_from_its_state_dict_exactly(name, kwargs):
     import io
 
     gen = torch.Generator().manual_seed(0)
     steps = [(torch.rand(2, generator=gen) + 0.5, torch.randn(2, 6, generator=gen)) for _ in range(8)]
-    first = build_weighting(name, 2)
+    first = build_weighting(name, 2, **kwargs)
 
     def step(w, losses, jac, i):
         out = w(losses, jac if w.needs_jacobian else None)
@@ -214,7 +223,7 @@ def test_stateful_weighting_resumes_from_its_state_dict_exactly(name):
     buffer = io.BytesIO()
     torch.save(first.state_dict(), buffer)  # what a Lightning checkpoint holds for the task's weighting
     buffer.seek(0)
-    resumed = build_weighting(name, 2)
+    resumed = build_weighting(name, 2, **kwargs)
     resumed.load_state_dict(torch.load(buffer, weights_only=True))
     for i, (losses, jac) in enumerate(steps[5:], start=5):
         assert torch.equal(step(first, losses, jac, i), step(resumed, losses, jac, i)), (name, i)
@@ -236,13 +245,14 @@ def test_checkpoint_without_weighting_state_still_loads():
     assert task.weighting.history == [] and task.weighting.count == 0
 
 
-@pytest.mark.parametrize("weighting", ["graddrop", "ew", "dbmtl"])
-def test_representation_jacobian_rejects_methods_without_task_weights(weighting):
+@pytest.mark.parametrize("weighting", ["ew", "dbmtl", "gradnorm"])
+def test_representation_jacobian_rejects_methods_with_state_across_batches_or_loss_scales(weighting):
     from experiments.apt.benchmarks import RegressionBenchmark
     from reprolab.mtl.task import MTLTask
 
-    with pytest.raises(ValueError, match="reports its weights"):
+    with pytest.raises(ValueError, match="is not one"):
         MTLTask(_TwoHeadModel(), optimizer=None, benchmark=RegressionBenchmark(["a", "b"]), weighting=weighting,
                 jacobian_wrt="representation")
-    MTLTask(_TwoHeadModel(), optimizer=None, benchmark=RegressionBenchmark(["a", "b"]), weighting="mgda",
-            jacobian_wrt="representation")  # MGDA-UB itself is accepted
+    for accepted in ("mgda", "graddrop"):  # MGDA-UB; GradDrop as its paper applies it
+        MTLTask(_TwoHeadModel(), optimizer=None, benchmark=RegressionBenchmark(["a", "b"]), weighting=accepted,
+                jacobian_wrt="representation")

@@ -1,11 +1,14 @@
 """The weighting interface: per-task losses (and, if needed, the task Jacobian) in, a combination out.
 
-A weighting never touches parameters itself. It returns `Combination(shared_grad, loss_weights)`:
-- `shared_grad` (n,) is the combined gradient of the shared parameters when the method aggregates
-  per-task gradients (PCGrad, CAGrad, ...); None for loss-based methods, whose shared gradient is simply
-  ∇ Σ_t w_t L_t.
+A weighting never touches parameters itself. It returns `Combination(loss_weights, shared_grad, head_weights)`:
+- `shared_grad` (n,) is the combined gradient of the shared parameters when the method aggregates per-task
+  gradients (PCGrad, CAGrad, ...); None for loss-based methods, whose shared gradient is ∇ Σ_t w_t L_t.
+- `loss_weights` (T,) are the task weights (logged as `train/weight_<task>`; the loss weights of loss-based
+  methods; what `heads=weighted` puts on the heads).
+- `head_weights` (T,) scale each head's gradient of its own loss: 1 for the gradient-aggregating methods (their
+  authors' code and LibMTL leave a head to its own loss), 1/L_t for DB-MTL (the gradient of log L_t), e^{s_t}
+  for IMTL-L; None means `loss_weights` (loss-based methods, whose objective Σ_t w_t L_t is what the heads see).
 `forward(losses, jac=None, gram=None)`: `gram` = J Jᵀ when the engine already has it (computed once per step).
-- `loss_weights` (T,) weigh the task-specific (head) gradients, and the loss for loss-based methods.
 `reprolab.mtl.engine.MTLBackward` turns this into `.grad` so that any optimizer drops in.
 """
 
@@ -21,12 +24,16 @@ from torch import Tensor, nn
 class Combination:
     loss_weights: Tensor
     shared_grad: Tensor | None = None
+    head_weights: Tensor | None = None
 
 
 class Weighting(nn.Module):
-    """Base class. `needs_jacobian` says whether `forward` wants the (T, n) shared Jacobian."""
+    """Base class. `needs_jacobian` says whether `forward` wants the (T, n) shared Jacobian;
+    `on_representation` whether it may take the Jacobian w.r.t. the shared representation instead
+    (the "-UB" mode of Sener & Koltun 2018, §3.3; `task.jacobian_wrt=representation`)."""
 
     needs_jacobian: bool = False
+    on_representation: bool = False
     #: step-to-step state that is not a parameter or buffer (DWA's loss history, FAMO's previous losses...)
     state_attributes: tuple[str, ...] = ()
 
@@ -65,6 +72,11 @@ class Weighting(nn.Module):
 
     def epoch_end(self) -> None:
         """Hook for methods that work on epoch-level statistics (DWA)."""
+
+
+def gramian(jac: Tensor, gram: Tensor | None) -> Tensor:
+    """J Jᵀ, reusing the engine's when it passed one."""
+    return jac @ jac.T if gram is None else gram
 
 
 def inner_adam(params, lr: float, weight_decay: float = 0.0) -> torch.optim.Optimizer:

@@ -1,4 +1,4 @@
-"""Gradient-based weightings torchjd does not provide: GradNorm and DB-MTL. Both read the (T, n) Jacobian."""
+"""GradNorm and DB-MTL: weightings that read the (T, n) Jacobian to set loss scales."""
 
 from __future__ import annotations
 
@@ -42,33 +42,38 @@ class GradNorm(Weighting):
             self.weights.clamp_(min=1e-6)
             self.weights.mul_(self.n_tasks / self.weights.sum())
         w = w.to(jac)
-        return Combination(loss_weights=w, shared_grad=w @ jac)
+        return Combination(loss_weights=w, shared_grad=w @ jac)  # heads: w_t ∇L_t, GradNorm's weighted loss
 
 
 class DBMTL(Weighting):
-    """Dual-balancing MTL (Lin et al., 2023). Loss scale: per-task gradients of log L_t (= g_t / L_t).
-    Gradient magnitude: an EMA b_t ← β_k b_t + (1−β_k) ∇log L_t with β_k = β / k^σ, then every b_t is
-    rescaled to the largest norm: d = Σ_t (max_j ‖b_j‖ / ‖b_t‖) b_t. Heads get weights α_t / L_t."""
+    """Dual-balancing MTL (Lin et al., 2023, Alg. 1), as the authors compute it (their LibMTL `DB_MTL`).
+    Loss scale: per-task gradients of log(L_t + ε), i.e. g_t / (L_t + ε). Gradient magnitude: an EMA that starts
+    at zero, b_t ← β_k b_t + (1 − β_k) ∇log L_t with β_k = β / k^σ at step k = 1, 2, … (their defaults β = 0.9,
+    σ = 0: a plain EMA, so step 1 moves by (1 − β) of the first log-gradient), then every b_t is rescaled to the
+    largest norm: d = Σ_t (max_j ‖b_j‖ / ‖b_t‖) b_t. Heads take the gradient of their own log-loss,
+    ∇L_t / (L_t + ε). Logged weights: α_t / (L_t + ε), what multiplies g_t in d at β = 0."""
 
     needs_jacobian = True
     state_attributes = ("buffer", "step")
 
-    def __init__(self, n_tasks: int, beta: float = 0.9, beta_sigma: float = 0.5, eps: float = 1e-8):
+    def __init__(self, n_tasks: int, beta: float = 0.9, beta_sigma: float = 0.0, eps: float = 1e-8):
         super().__init__(n_tasks)
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"DB-MTL's beta must lie in [0, 1), got {beta}")
         self.beta, self.beta_sigma, self.eps = beta, beta_sigma, eps
         self.buffer: Tensor | None = None
         self.step = 0
 
     def forward(self, losses: Tensor, jac: Tensor | None = None, gram: Tensor | None = None) -> Combination:
         self.check(losses, jac)
-        losses = losses.detach()
+        losses = losses.detach().to(jac)
         log_grads = jac / (losses[:, None] + self.eps)
-        self.step += 1
         if self.buffer is None:
-            self.buffer = log_grads.clone()
-        else:
-            beta_k = self.beta / self.step**self.beta_sigma
-            self.buffer = log_grads + beta_k * (self.buffer - log_grads)
+            self.buffer = torch.zeros_like(log_grads)
+        self.step += 1
+        beta_k = self.beta / self.step**self.beta_sigma
+        self.buffer = log_grads + beta_k * (self.buffer.to(log_grads) - log_grads)
         norms = self.buffer.norm(dim=1)
         alpha = norms.max() / (norms + self.eps)
-        return Combination(loss_weights=alpha / (losses + self.eps), shared_grad=alpha @ self.buffer)
+        inverse = 1.0 / (losses + self.eps)
+        return Combination(loss_weights=alpha * inverse, shared_grad=alpha @ self.buffer, head_weights=inverse)

@@ -102,19 +102,32 @@ class FAMO(Weighting):
 
     z = softmax(ξ); the model direction is Σ_t c z_t ∇L_t / L_t with c = (Σ_t z_t / L_t)⁻¹, i.e. loss
     weights c z_t / L_t. ξ is moved by its own Adam (lr β=`lr`, weight decay γ=`gamma`) down
-    (∂z/∂ξ)ᵀ δ, where δ_t = log L_t(before) − log L_t(after) is the observed log-loss decrease. Choice: the
-    "after" losses are the next step's losses (next batch), which saves FAMO's extra forward pass."""
+    (∂z/∂ξ)ᵀ δ, where δ_t = log L_t(before) − log L_t(after) is the observed log-loss decrease over one update.
+    `after`: `same_batch` (the authors' trainer: the same batch re-evaluated right after the optimiser step, one
+    extra forward; the MTL task calls `observe_after`), or `next_batch` (the next step's losses stand in for the
+    "after" losses of the previous update, saving that forward)."""
 
     state_attributes = ("prev",)
+    AFTER = ("same_batch", "next_batch")
 
-    def __init__(self, n_tasks: int, lr: float = 0.025, gamma: float = 1e-3, eps: float = 1e-8):
+    def __init__(self, n_tasks: int, lr: float = 0.025, gamma: float = 1e-3, eps: float = 1e-8,
+                 after: str = "same_batch"):
         super().__init__(n_tasks)
+        if after not in self.AFTER:
+            raise ValueError(f"FAMO's after={after!r} is not one of {', '.join(self.AFTER)}")
         self.logits = nn.Parameter(torch.zeros(n_tasks))
         self.opt = inner_adam([self.logits], lr=lr, weight_decay=gamma)
         self.eps = eps
+        self.after = after
         self.prev: Tensor | None = None
 
+    @property
+    def wants_after_losses(self) -> bool:
+        """Whether the MTL task should re-evaluate the batch after the step and call `observe_after`."""
+        return self.after == "same_batch"
+
     def update(self, losses: Tensor) -> None:
+        """One step of ξ from the loss decrease between `prev` and `losses`."""
         if self.prev is None:
             return
         delta = torch.log(self.prev + self.eps) - torch.log(losses.detach().to(self.prev) + self.eps)
@@ -125,10 +138,16 @@ class FAMO(Weighting):
         self.logits.grad = grad
         self.opt.step()
 
+    def observe_after(self, losses: Tensor) -> None:
+        """`same_batch`: the losses of the batch just used, after the optimiser step."""
+        self.update(losses)
+        self.prev = None
+
     def forward(self, losses: Tensor, jac: Tensor | None = None, gram: Tensor | None = None) -> Combination:
         self.check(losses, jac)
         losses = losses.detach()
-        self.update(losses)
+        if self.after == "next_batch":
+            self.update(losses)
         self.prev = losses.to(self.logits).clone()
         z = torch.softmax(self.logits.detach(), dim=0).to(losses)
         scaled = losses + self.eps
