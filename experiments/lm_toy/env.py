@@ -1,7 +1,8 @@
-"""The toy reward: single-digit addition modulo 10, "a+b=" → the digit (a + b) mod 10, then EOS.
+"""The toy reward: single-digit addition modulo 10, "a+b=" → the digit (a + b) mod 10, then EOS, for a, b below
+`digits` (`environment.digits`; 5 in the claim: 25 prompts).
 
 Reward 1 for exactly that digit (surrounding spaces ignored), 0 otherwise. The scripted expert writes the
-answer. All 100 prompts are in every split: the toy tests that the policy task optimises a reward, not that a
+answer. Every prompt is in every split: the toy tests that the policy task optimises a reward, not that a
 small LM generalises arithmetic (README).
 """
 
@@ -11,11 +12,12 @@ from reprolab.lm.environments.base import RewardEnvironment
 
 
 class DigitSum(RewardEnvironment):
-    def __init__(self, modulus: int = 10):
-        self.modulus = modulus
+    def __init__(self, digits: int = 10, modulus: int = 10):
+        self.digits, self.modulus = digits, modulus
 
     def records(self, split):
-        return [{"prompt": f"{a}+{b}=", "answer": str((a + b) % self.modulus)} for a in range(10) for b in range(10)]
+        return [{"prompt": f"{a}+{b}=", "answer": str((a + b) % self.modulus)}
+                for a in range(self.digits) for b in range(self.digits)]
 
     def reward(self, record, completion):
         return float(completion.strip() == record["answer"])

@@ -50,6 +50,13 @@ def sample_completions(model, contexts: list[list[int]], max_new_tokens: int, te
     """One completion per context (token ids, EOS included when emitted)."""
     if hasattr(model, "generate_completions"):
         return model.generate_completions(contexts, max_new_tokens, temperature, eos_id, pad_id)
+    return sample_by_forward(model, contexts, max_new_tokens, temperature, eos_id, pad_id)
+
+
+@torch.no_grad()
+def sample_by_forward(model, contexts: list[list[int]], max_new_tokens: int, temperature: float, eos_id: int,
+                      pad_id: int) -> list[list[int]]:
+    """The reference loop: a full `model(tokens, attention_mask)` forward per new token (no KV cache)."""
     device = next(model.parameters()).device
     tokens, mask = left_pad(contexts, pad_id, device)
     alive = torch.ones(len(contexts), dtype=torch.bool, device=device)

@@ -6,6 +6,7 @@ Both give `encode(text) -> ids`, `decode(ids) -> text` (special tokens dropped),
 
 from __future__ import annotations
 
+from reprolab.cli.errors import DatasetNotFoundError
 from reprolab.config.extras import require
 
 
@@ -29,7 +30,12 @@ class HuggingFaceTokenizer:
         require("transformers", "lm")
         from transformers import AutoTokenizer
 
-        self.tokenizer = AutoTokenizer.from_pretrained(name, revision=revision)
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(name, revision=revision)
+        except OSError as err:
+            raise DatasetNotFoundError(f"tokenizer.name='{name}' could not be loaded ({str(err).splitlines()[0]}); "
+                                       f"download it where the Hub is reachable (hf download {name}) or set "
+                                       "tokenizer.name to a local folder") from None
         self.eos_id = self.tokenizer.eos_token_id
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.eos_id
         self.bos_id = self.tokenizer.bos_token_id
