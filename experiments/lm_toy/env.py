@@ -1,8 +1,10 @@
 """The toy reward: single-digit addition modulo 10, "a+b=" → the digit (a + b) mod 10, then EOS, for a, b below
 `digits` (`environment.digits`; 5 in the claim: 25 prompts).
 
-Reward 1 for exactly that digit (surrounding spaces ignored), 0 otherwise. The scripted expert writes the
-answer. Every prompt is in every split: the toy tests that the policy task optimises a reward, not that a
+Reward 1 when the completion's answer, its first non-space character (as a verifier parses a final answer),
+is that digit; 0 otherwise. What follows the answer is not scored: an exact-match reward also punished the EOS
+after every wrong digit, and in a pilot the policy learned to stop emitting EOS at all (reward 0 for 120 steps).
+The scripted expert writes the answer. Every prompt is in every split: the toy tests that the policy task optimises a reward, not that a
 small LM generalises arithmetic (README).
 """
 
@@ -20,7 +22,7 @@ class DigitSum(RewardEnvironment):
                 for a in range(self.digits) for b in range(self.digits)]
 
     def reward(self, record, completion):
-        return float(completion.strip() == record["answer"])
+        return float(completion.strip()[:1] == record["answer"])
 
     def expert(self, record, history):
         return record["answer"]

@@ -4,15 +4,18 @@
 LM_TOY_SEEDS ?= 0,1,2
 LM_TOY_CLAIMS := logs/claims/lm_toy
 LM_TOY_SWEEP := print_config=false trainer.enable_progress_bar=false
+LM_TOY_UNCHANGED := optimizer.lr=0.0 trainer.max_steps=1 trainer.val_check_interval=1   # a policy scored as it is: one step at lr 0
 
 claim-lm_toy: ## Small byte-level LM: SFT warm start, then GRPO on the digit-sum reward vs its start (lr 0) and vs more SFT, 3 seeds -> RESULTS.md + verdicts
-	-$(CPU1) $(TRAIN) -m experiment=lm_toy/sft_cpu trainer.max_steps=150,450 seed=$(LM_TOY_SEEDS) $(LM_TOY_SWEEP) \
+	-$(CPU1) $(TRAIN) -m experiment=lm_toy/sft_cpu trainer.max_steps=40,340 seed=$(LM_TOY_SEEDS) $(LM_TOY_SWEEP) \
 	  hydra.sweep.dir=$(LM_TOY_CLAIMS)/sft 'hydra.sweep.subdir=$${trainer.max_steps}_$${seed}'
-	-$(CPU1) $(TRAIN) -m experiment=lm_toy/grpo_cpu optimizer.lr=0.003,0.0 seed=$(LM_TOY_SEEDS) $(LM_TOY_SWEEP) \
-	  'task.init_from=$(LM_TOY_CLAIMS)/sft/150_$${seed}' hydra.sweep.dir=$(LM_TOY_CLAIMS)/grpo
-	-$(CPU1) $(TRAIN) -m experiment=lm_toy/grpo_cpu optimizer.lr=0.0 setting=sft_more_eval seed=$(LM_TOY_SEEDS) $(LM_TOY_SWEEP) \
-	  'task.init_from=$(LM_TOY_CLAIMS)/sft/450_$${seed}' hydra.sweep.dir=$(LM_TOY_CLAIMS)/sft_more_eval
-	$(TABLE) $(LM_TOY_CLAIMS)/grpo $(LM_TOY_CLAIMS)/sft_more_eval --group-by setting optimizer.lr --metric test/reward \
+	-$(CPU1) $(TRAIN) -m experiment=lm_toy/grpo_cpu seed=$(LM_TOY_SEEDS) $(LM_TOY_SWEEP) \
+	  'task.init_from=$(LM_TOY_CLAIMS)/sft/40_$${seed}' hydra.sweep.dir=$(LM_TOY_CLAIMS)/grpo
+	-$(CPU1) $(TRAIN) -m experiment=lm_toy/grpo_cpu $(LM_TOY_UNCHANGED) seed=$(LM_TOY_SEEDS) $(LM_TOY_SWEEP) \
+	  'task.init_from=$(LM_TOY_CLAIMS)/sft/40_$${seed}' hydra.sweep.dir=$(LM_TOY_CLAIMS)/start
+	-$(CPU1) $(TRAIN) -m experiment=lm_toy/grpo_cpu $(LM_TOY_UNCHANGED) setting=sft_more_eval seed=$(LM_TOY_SEEDS) $(LM_TOY_SWEEP) \
+	  'task.init_from=$(LM_TOY_CLAIMS)/sft/340_$${seed}' hydra.sweep.dir=$(LM_TOY_CLAIMS)/sft_more_eval
+	$(TABLE) $(LM_TOY_CLAIMS)/start $(LM_TOY_CLAIMS)/grpo $(LM_TOY_CLAIMS)/sft_more_eval --group-by setting optimizer.lr --metric test/reward \
 	  --curve val/reward --name lm_toy --results experiments/lm_toy/RESULTS.md
 	$(CLAIMS) lm_toy
 

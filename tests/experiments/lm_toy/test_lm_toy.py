@@ -24,7 +24,8 @@ def test_digit_sum_reward_and_expert_by_hand():
     assert len(records) == 25 and records[-1] == {"prompt": "4+4=", "answer": "8"}
     assert DigitSum().records("test")[99] == {"prompt": "9+9=", "answer": "8"}  # mod 10
     record = {"prompt": "3+4=", "answer": "7"}
-    assert env.reward(record, " 7") == 1.0 and env.reward(record, "77") == 0.0 and env.expert(record, []) == "7"
+    assert env.reward(record, " 7") == 1.0 and env.reward(record, "7x") == 1.0
+    assert env.reward(record, "17") == 0.0 and env.reward(record, "") == 0.0 and env.expert(record, []) == "7"
 
 
 def test_paper_preset_composes_at_paper_scale():
