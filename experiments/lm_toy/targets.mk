@@ -11,11 +11,13 @@ claim-lm_toy: ## Small byte-level LM: SFT warm start, then GRPO on the digit-sum
 	  hydra.sweep.dir=$(LM_TOY_CLAIMS)/sft 'hydra.sweep.subdir=$${trainer.max_steps}_$${seed}'
 	-$(CPU1) $(TRAIN) -m experiment=lm_toy/grpo_cpu seed=$(LM_TOY_SEEDS) $(LM_TOY_SWEEP) \
 	  'task.init_from=$(LM_TOY_CLAIMS)/sft/40_$${seed}' hydra.sweep.dir=$(LM_TOY_CLAIMS)/grpo
+	-$(CPU1) $(TRAIN) -m experiment=lm_toy/grpo_cpu optimizer.lr=0.0003 seed=$(LM_TOY_SEEDS) $(LM_TOY_SWEEP) \
+	  'task.init_from=$(LM_TOY_CLAIMS)/sft/40_$${seed}' hydra.sweep.dir=$(LM_TOY_CLAIMS)/grpo_lr3e-4
 	-$(CPU1) $(TRAIN) -m experiment=lm_toy/grpo_cpu $(LM_TOY_UNCHANGED) seed=$(LM_TOY_SEEDS) $(LM_TOY_SWEEP) \
 	  'task.init_from=$(LM_TOY_CLAIMS)/sft/40_$${seed}' hydra.sweep.dir=$(LM_TOY_CLAIMS)/start
 	-$(CPU1) $(TRAIN) -m experiment=lm_toy/grpo_cpu $(LM_TOY_UNCHANGED) setting=sft_more_eval seed=$(LM_TOY_SEEDS) $(LM_TOY_SWEEP) \
 	  'task.init_from=$(LM_TOY_CLAIMS)/sft/340_$${seed}' hydra.sweep.dir=$(LM_TOY_CLAIMS)/sft_more_eval
-	$(TABLE) $(LM_TOY_CLAIMS)/start $(LM_TOY_CLAIMS)/grpo $(LM_TOY_CLAIMS)/sft_more_eval --group-by setting optimizer.lr --metric test/reward \
+	$(TABLE) $(LM_TOY_CLAIMS)/start $(LM_TOY_CLAIMS)/grpo $(LM_TOY_CLAIMS)/grpo_lr3e-4 $(LM_TOY_CLAIMS)/sft_more_eval --group-by setting optimizer.lr --metric test/reward \
 	  --curve val/reward --name lm_toy --results experiments/lm_toy/RESULTS.md
 	$(CLAIMS) lm_toy
 

@@ -15,7 +15,7 @@ from reprolab.lm.tokenizer import ByteTokenizer
 from reprolab.plan.jobs import reproduce_targets, target_jobs
 
 TWO_STEPS = ["device=cpu", "logger=none", "print_config=false", "trainer.max_steps=2", "trainer.val_check_interval=2",
-             "data.batch_size=2", "data.eval_batch_size=25", "+data/fake=on"]
+             "data.batch_size=2", "data.eval_batch_size=25"]  # fake_config() below is `+data/fake=on`
 
 
 def test_digit_sum_reward_and_expert_by_hand():
