@@ -7,8 +7,8 @@ import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 from reprolab.models.llama import LlamaLM
-from reprolab.tasks.language_model import LanguageModelTask
 from reprolab.optim.delta import DeltaAdamW
+from reprolab.tasks.language_model import LanguageModelTask
 
 
 class RecordKeyCounts(L.Callback):
