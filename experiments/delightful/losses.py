@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 
 from reprolab.cli.errors import ConfigError
+from reprolab.rl.objective import clipped_surrogate
 
 ARMS = ("reinforce", "iw", "iw_clipped", "ppo", "dg", "sign_blind")
 
@@ -30,12 +31,6 @@ def importance_ratio(logp: torch.Tensor, logp_behaviour: torch.Tensor) -> torch.
     return torch.exp(logp.detach() - logp_behaviour)
 
 
-def ppo_objective(logp, logp_behaviour, advantage, clip: float) -> torch.Tensor:
-    """PPO-clip (Schulman et al. 2017, eq. 7): min(r U, clip(r, 1−ε, 1+ε) U), r = π_θ/μ with gradient."""
-    ratio = torch.exp(logp - logp_behaviour)
-    return torch.minimum(ratio * advantage, ratio.clamp(1 - clip, 1 + clip) * advantage)
-
-
 def policy_gradient_objective(loss: str, logp: torch.Tensor, logp_behaviour: torch.Tensor,
                               advantage: torch.Tensor, eta: float = 1.0, iw_clip: float = 1.0,
                               ppo_clip: float = 0.2) -> torch.Tensor:
@@ -47,8 +42,8 @@ def policy_gradient_objective(loss: str, logp: torch.Tensor, logp_behaviour: tor
         weight = importance_ratio(logp, logp_behaviour)
     elif loss == "iw_clipped":  # truncated IS, as V-trace's ρ̄ (Espeholt et al. 2018, eq. 1)
         weight = importance_ratio(logp, logp_behaviour).clamp(max=iw_clip)
-    elif loss == "ppo":
-        return ppo_objective(logp, logp_behaviour, advantage, ppo_clip)
+    elif loss == "ppo":  # PPO-clip (Schulman et al. 2017, eq. 7), r = π_θ/μ: the core's, as GRPO's
+        return clipped_surrogate(logp, logp_behaviour, advantage, ppo_clip)
     elif loss == "dg":
         weight = delight_gate(logp, advantage, eta)
     elif loss == "sign_blind":

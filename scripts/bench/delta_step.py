@@ -38,7 +38,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from experiments.deltamomentum.model import LlamaLM  # noqa: E402
+from reprolab.models.llama import LlamaLM  # noqa: E402
 from reprolab.optim import key_hooks  # noqa: E402
 from reprolab.optim.build import param_groups  # noqa: E402
 from reprolab.optim.delta import DeltaAdamW  # noqa: E402

@@ -59,6 +59,7 @@ SLOW = {"deltamomentum/fineweb_370m_adamw", "deltamomentum/fineweb_370m_delta", 
 NEEDS = {"deepfakegenome/dfg_open_set": STAND_IN_SPLIT}  # what its reproduce target takes from the user (DFG_SPLIT)
 NO_STEPS = ["++trainer.max_steps=0"]  # the prior-collapse analysis takes no optimizer step (it refuses any)
 KEEP = {"dag_gp/chain_prior": NO_STEPS, "dag_gp/chain_prior_paper": NO_STEPS,
+        "lm_toy/qwen3_8b_grpo": ["model=qwen3_tiny", "tokenizer=byte"],  # no Hub here: Qwen3's class at tiny dims
         **{name: ["~callbacks.model_checkpoint", "~callbacks.last_checkpoint"] for name in LARGE}}
 
 

@@ -13,7 +13,7 @@ import torch
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
-from reprolab.cli.errors import DatasetNotFoundError
+from reprolab.cli.errors import ConfigError, DatasetNotFoundError
 from reprolab.run.folder import run_checkpoint
 
 
@@ -37,3 +37,17 @@ def load_run_model(run_dir: str | Path, to_make_it: str = "re-run it first") -> 
     model = instantiate(cfg.model)
     model.load_state_dict(model_state(ckpt))
     return model.eval(), cfg
+
+
+def load_initial_weights(model: torch.nn.Module, init_from: str | Path, key: str = "task.init_from",
+                         to_make_it: str = "run the earlier stage first") -> None:
+    """Give `model` a finished run's tested weights (its folder) or a checkpoint file's: a later stage's start.
+    A missing file or a checkpoint of another network is one ConfigError naming `key`."""
+    path = Path(init_from)
+    ckpt = run_checkpoint(path) if path.is_dir() else path
+    if not ckpt.is_file():
+        raise ConfigError(f"{key}: no checkpoint at '{ckpt}'; {to_make_it}")
+    try:
+        model.load_state_dict(model_state(ckpt))
+    except RuntimeError as err:
+        raise ConfigError(f"{key}='{init_from}' holds a different model: {str(err).splitlines()[0]}") from err

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.deltamomentum.model import LlamaLM
+from reprolab.models.llama import LlamaLM
 
 SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "bench" / "delta_step.py"
 

@@ -1,4 +1,4 @@
-"""The Llama LM, the token shards, the text/shard datamodules, the prepare script and the LM task."""
+"""The token shards, the text/shard datamodules and the prepare script (the Llama LM and the LM task: tests/core/models/test_llama.py)."""
 
 from __future__ import annotations
 
@@ -11,53 +11,10 @@ import pytest
 import torch
 
 from experiments.deltamomentum.data import TextFileDataModule, TokenShardDataModule
-from experiments.deltamomentum.model import LlamaLM
-from experiments.deltamomentum.task import LanguageModelTask
 from experiments.deltamomentum.tokens import HEADER_INTS, load_tokenizer, read_shard, write_shard
 from reprolab.cli.errors import ConfigError, CorruptDataError, DatasetNotFoundError
-from reprolab.optim.delta import DeltaAdamW
 
 REPO = Path(__file__).resolve().parents[3]
-
-
-def test_llama_is_causal_and_shapes_are_right():
-    torch.manual_seed(0)
-    model = LlamaLM(vocab_size=50, d_model=32, n_layer=2, n_head=4, max_seq_len=16).eval()
-    x = torch.randint(0, 50, (2, 16))
-    y = x.clone()
-    y[:, 10:] = (y[:, 10:] + 1) % 50
-    a, b = model(x), model(y)
-    assert a.shape == (2, 16, 50)
-    torch.testing.assert_close(a[:, :10], b[:, :10])
-    assert not torch.allclose(a[:, 10:], b[:, 10:])
-    with pytest.raises(ValueError, match="exceeds max_seq_len"):
-        model(torch.zeros(1, 17, dtype=torch.long))
-
-
-def test_llama_67m_preset_has_67m_parameters_and_qkv_share_a_gram():
-    with torch.device("meta"):
-        assert LlamaLM(vocab_size=50304, d_model=512, n_layer=5, n_head=8).num_params() == pytest.approx(67.6e6, rel=0.01)
-        assert LlamaLM(vocab_size=50304, d_model=1024, n_layer=21, n_head=16).num_params() == pytest.approx(368.7e6, rel=0.01)
-    model = LlamaLM(vocab_size=50, d_model=32, n_layer=3, n_head=4, max_seq_len=8)
-    opt = DeltaAdamW(model)
-    model(torch.randint(0, 50, (1, 8))).sum().backward()
-    assert len(opt.keys.grams()) == 3 * 4  # per block: QKV, O, gate/up, down
-    assert model.lm_head.weight not in opt.keys.layers  # the head keeps the plain EMA
-
-
-def test_mup_keeps_hidden_updates_and_logits_width_stable():
-    """μP: at 4x width the effective weight c·w moves by lr·c under Adam, and logits keep their scale."""
-    out = {}
-    for d in (32, 128):
-        torch.manual_seed(0)
-        model = LlamaLM(vocab_size=40, d_model=d, n_layer=1, n_head=4, max_seq_len=8, mup_base_width=32)
-        w = model.blocks[0].mlp.up
-        before = (w.weight * w.multiplier).detach().clone()
-        opt = torch.optim.Adam(model.parameters(), lr=1e-2)
-        model(torch.randint(0, 40, (4, 8))).pow(2).mean().backward()
-        opt.step()
-        out[d] = ((w.weight * w.multiplier - before).abs().mean().item(), w.multiplier)
-    assert out[128][0] == pytest.approx(out[32][0] / 4, rel=0.05)
 
 
 def test_shard_roundtrip_and_corrupt_or_missing_shards(tmp_path):
@@ -134,20 +91,3 @@ def test_prepare_script_offline_bpe_and_resume(data_dir, tmp_path):
     dm.setup()
     assert len(dm.splits["train"]) * 32 > 50_000
 
-
-def test_lm_task_rejects_wrong_batches_and_trains_with_delta_adamw():
-    torch.manual_seed(0)
-    model = LlamaLM(vocab_size=20, d_model=16, n_layer=1, n_head=2, max_seq_len=8)
-    task = LanguageModelTask(model, optimizer=lambda model: DeltaAdamW(model, lr=1e-2))
-    with pytest.raises(ConfigError, match="tokens"):
-        task._loss((torch.zeros(2, 8, dtype=torch.long), torch.zeros(2, 7, dtype=torch.long)))
-    opt = DeltaAdamW(model, lr=1e-2)
-    x = torch.randint(0, 20, (8, 8))
-    losses = []
-    for _ in range(30):
-        loss = task._loss((x, x.roll(1, 1)))
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        losses.append(loss.item())
-    assert losses[-1] < 0.5 * losses[0]

@@ -6,9 +6,9 @@ import lightning as L
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-from experiments.deltamomentum.model import LlamaLM
-from experiments.deltamomentum.task import LanguageModelTask
+from reprolab.models.llama import LlamaLM
 from reprolab.optim.delta import DeltaAdamW
+from reprolab.tasks.language_model import LanguageModelTask
 
 
 class RecordKeyCounts(L.Callback):

@@ -1,4 +1,5 @@
-"""A Llama-2-style decoder (RMSNorm, SwiGLU, RoPE, untied head): the DeltaMomentum FineWeb-Edu LM.
+"""A Llama-2-style decoder (RMSNorm, SwiGLU, RoPE, untied head): DeltaMomentum's FineWeb-Edu LM and the small
+from-scratch policy of the language-model policy task (reprolab.tasks.policy_gradient).
 
 Pre-norm blocks x + Attn(RMSNorm(x)), x + SwiGLU(RMSNorm(x)); rotary position embeddings on Q and K;
 no biases; separate token embedding and LM head. Q/K/V read the same normalised tensor and gate/up
@@ -8,6 +9,10 @@ another, so DeltaMomentum shares one key Gram for each (reprolab.optim.key_hooks
 multiplier c = base/width in the forward and init std σ·√(base/width)/c (variance ∝ 1/fan_in), so Adam's update of size lr moves W = c·w by
 lr·c (the 1/width hidden learning rate) while the hooked keys are unchanged; logits are multiplied by
 base/width; embeddings and the head keep their learning rate. Attention uses 1/√d_head with d_head fixed.
+
+`attention_mask` [B, T] (1 = token, 0 = padding; optional) hides padded keys and counts positions over real
+tokens only, so a left-padded context gives the logits it gives alone (sampling a batch of prompts of
+different lengths). Without it the model is causal over the whole row, as DeltaMomentum trains it.
 """
 
 from __future__ import annotations
@@ -53,11 +58,12 @@ class Attention(nn.Module):
         self.n_head, self.d_head = n_head, d_model // n_head
         self.q, self.k, self.v, self.o = (MuLinear(d_model, d_model, mult) for _ in range(4))
 
-    def forward(self, x, cos, sin):
+    def forward(self, x, cos, sin, mask=None):
         B, T, C = x.shape
         q, k, v = (proj(x).view(B, T, self.n_head, self.d_head).transpose(1, 2)
                    for proj in (self.q, self.k, self.v))
-        y = F.scaled_dot_product_attention(rotary(q, cos, sin), rotary(k, cos, sin), v, is_causal=True)
+        y = F.scaled_dot_product_attention(rotary(q, cos, sin), rotary(k, cos, sin), v, attn_mask=mask,
+                                           is_causal=mask is None)
         return self.o(y.transpose(1, 2).reshape(B, T, C))
 
 
@@ -78,8 +84,8 @@ class Block(nn.Module):
         self.attn = Attention(d_model, n_head, mult)
         self.mlp = SwiGLU(d_model, hidden, mult)
 
-    def forward(self, x, cos, sin):
-        x = x + self.attn(self.attn_norm(x), cos, sin)
+    def forward(self, x, cos, sin, mask=None):
+        x = x + self.attn(self.attn_norm(x), cos, sin, mask)
         return x + self.mlp(self.mlp_norm(x))
 
 
@@ -122,14 +128,23 @@ class LlamaLM(nn.Module):
             elif isinstance(module, nn.Linear | nn.Embedding):
                 nn.init.normal_(module.weight, std=std)
 
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+    def forward(self, tokens: torch.Tensor, attention_mask: torch.Tensor | None = None) -> torch.Tensor:
         T = tokens.shape[1]
         if T > self.max_seq_len:
             raise ValueError(f"sequence of {T} tokens exceeds max_seq_len={self.max_seq_len}")
         x = self.embed(tokens)
-        cos, sin = self.cos[:T].to(x.dtype), self.sin[:T].to(x.dtype)
+        mask = None
+        if attention_mask is None:
+            cos, sin = self.cos[:T], self.sin[:T]
+        else:  # positions over real tokens; a query sees earlier real keys (and itself, so no row is empty)
+            positions = (attention_mask.long().cumsum(-1) - 1).clamp(min=0)
+            cos, sin = self.cos[positions][:, None], self.sin[positions][:, None]
+            keys = attention_mask.bool()[:, None, None, :]
+            causal = torch.ones(T, T, dtype=torch.bool, device=tokens.device).tril()
+            mask = (causal & keys) | torch.eye(T, dtype=torch.bool, device=tokens.device)
+        cos, sin = cos.to(x.dtype), sin.to(x.dtype)
         for block in self.blocks:
-            x = block(x, cos, sin)
+            x = block(x, cos, sin, mask)
         return self.lm_head(self.norm(x)) / self.width_mult
 
     def num_params(self, non_embedding: bool = False) -> int:

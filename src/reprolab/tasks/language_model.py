@@ -1,4 +1,5 @@
-"""Next-token prediction: cross-entropy on train/val/test (val = the fixed held-out shard)."""
+"""Next-token prediction: cross-entropy on train/val/test. DeltaMomentum's LM presets (val = the fixed held-out
+shard) and the supervised warm start of a language-model policy (targets −100 outside the expert's tokens)."""
 
 from __future__ import annotations
 
