@@ -25,6 +25,12 @@ def small_run(preset, tmp_path, *extra):
     return run(cfg)
 
 
+def checkpointed_run(preset, tmp_path):
+    """A few real steps (debug=limit), not fast_dev_run: Lightning writes no checkpoint under fast_dev_run."""
+    cfg = compose([f"experiment=voting/{preset}", *[a for a in FAST if a != "debug=fdr"], "debug=limit"], output_dir=tmp_path)
+    return run(cfg)
+
+
 @pytest.mark.parametrize("preset", PRESETS)
 def test_every_preset_runs_one_batch_and_logs_axioms_and_classic_points(preset, tmp_path):
     metrics = small_run(preset, tmp_path)
@@ -36,7 +42,7 @@ def test_every_preset_runs_one_batch_and_logs_axioms_and_classic_points(preset, 
 
 def test_finetune_starts_from_the_first_runs_weights(tmp_path):
     first = tmp_path / "imitate"
-    small_run("imitate_cpu", first)
+    checkpointed_run("imitate_cpu", first)
     ckpt = next((first / "checkpoints").glob("*.ckpt"))
     cfg = compose(["experiment=voting/finetune_cpu", *FAST, f"task.init_from={first}"], output_dir=tmp_path / "ft")
     task = build_task(cfg)
@@ -59,9 +65,8 @@ def config_error(build, cfg) -> str:
 def test_init_from_errors_are_one_line(tmp_path):
     cfg = compose(["experiment=voting/finetune_cpu", *FAST, f"task.init_from={tmp_path}/none"])
     assert "no checkpoint" in config_error(build_task, cfg)
-    first = tmp_path / "raw"  # a few steps, not fast_dev_run: Lightning writes no checkpoint under fast_dev_run
-    cfg = compose(["experiment=voting/raw_cpu", *[a for a in FAST if a != "debug=fdr"], "debug=limit"], output_dir=first)
-    run(cfg)
+    first = tmp_path / "raw"
+    checkpointed_run("raw_cpu", first)
     cfg = compose(["experiment=voting/finetune_cpu", *FAST, f"task.init_from={first}"])
     assert "different model" in config_error(build_task, cfg)
 

@@ -14,8 +14,8 @@ from reprolab.mtl.weightings.aggregators import Aggregated, make_aggregator
 from reprolab.mtl.weightings.aligned import AlignedMTL
 from reprolab.mtl.weightings.base import Combination, Weighting
 from reprolab.mtl.weightings.cagrad import CAGrad
-from reprolab.mtl.weightings.gradient_based import DBMTL, GradNorm
 from reprolab.mtl.weightings.graddrop import GradDrop
+from reprolab.mtl.weightings.gradient_based import DBMTL, GradNorm
 from reprolab.mtl.weightings.imtl import IMTL
 from reprolab.mtl.weightings.loss_based import DWA, EW, FAMO, RLW, UW, SingleTask
 from reprolab.mtl.weightings.mgda import MGDA
