@@ -93,16 +93,17 @@ class RopeEnv:
 
     @property
     def obs_dim(self) -> int:
-        return 4 * self.sim.n + 7
+        return 4 * self.sim.n + 5
 
-    def observe(self, x, pose, closed, held, t: int) -> torch.Tensor:
+    def observe(self, x, pose, t: int) -> torch.Tensor:
         """Policy input: rope particles in the world and relative to the gripper, gripper (x, y), all divided
-        by obs_scale; cos/sin yaw, closed, holding, t / T."""
+        by obs_scale; cos/sin yaw; t / T. The gripper's own open/closed state is left out: in the demos the grip
+        command equals it at every step but the one that closes, so a policy that sees it learns to copy it
+        and never closes (the copycat shortcut of behaviour cloning)."""
         b = x.shape[0]
         parts = [x.reshape(b, -1) / self.obs_scale, (x - pose[:, None, :2]).reshape(b, -1) / self.obs_scale,
-                 pose[:, :2] / self.obs_scale,
-                 torch.cos(pose[:, 2:3]), torch.sin(pose[:, 2:3]), closed[:, None].to(x.dtype),
-                 (held >= 0)[:, None].to(x.dtype), torch.full((b, 1), t / self.horizon, dtype=x.dtype)]
+                 pose[:, :2] / self.obs_scale, torch.cos(pose[:, 2:3]), torch.sin(pose[:, 2:3]),
+                 torch.full((b, 1), t / self.horizon, dtype=x.dtype)]
         return torch.cat(parts, 1).float()
 
     def try_grasp(self, x, pose, attempt) -> torch.Tensor:
@@ -133,7 +134,7 @@ class RopeEnv:
         held = torch.full((b,), -1, dtype=torch.long)
         obs, acts, flags = [], [], []
         for t in range(self.horizon):
-            o = self.observe(x, pose, closed, held, t)
+            o = self.observe(x, pose, t)
             a = self.clip(policy(o, t).double())
             close = a[:, 3] > 0.5
             grabbed = self.try_grasp(x, pose, close & ~closed)

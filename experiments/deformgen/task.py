@@ -13,6 +13,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from reprolab.cli.errors import ConfigError
 from reprolab.tasks.base import Task
 
 
@@ -20,6 +21,13 @@ class BehaviourCloningTask(Task):
     def __init__(self, model, optimizer, scheduler=None, grip_weight: float = 1.0):
         super().__init__(model, optimizer, scheduler)
         self.grip_weight = grip_weight
+
+    def on_fit_start(self) -> None:
+        first = next(m for m in self.model.modules() if isinstance(m, torch.nn.Linear))
+        dim = self.trainer.datamodule.env.obs_dim
+        if first.in_features != dim:
+            raise ConfigError(f"model.in_features={first.in_features} but the rope observation has {dim} features "
+                              f"(4 * data.sim.n_particles + 5); set model.in_features={dim}")
 
     def _scale(self) -> torch.Tensor:
         g = self.trainer.datamodule.env.gripper
