@@ -10,6 +10,7 @@ import pytest
 from reprolab.cli.errors import DatasetNotFoundError
 from reprolab.cli.train import run
 from reprolab.config.compose import CONF_DIR, compose
+from reprolab.data.fake import fake_config
 
 PRESETS = sorted(p.stem for p in (CONF_DIR / "experiment" / "deformgen").glob("*.yaml"))
 ARM_CHANGES = {
@@ -45,10 +46,10 @@ def test_the_claim_preset_runs_through_the_trainer(tmp_path):
 def test_paper_presets_ask_for_a_gpu_and_wandb_and_run_one_fake_batch(name, tmp_path):
     cfg = compose([f"experiment=deformgen/{name}"])
     assert cfg.device.accelerator == "gpu" and "wandb" in cfg.logger and cfg.data.episodes == 1000
-    fake = compose([f"experiment=deformgen/{name}", "+data/fake=on", "device=cpu", "logger=none", "debug=fdr",
+    fake = compose([f"experiment=deformgen/{name}", "device=cpu", "logger=none", "debug=fdr",
                     "print_config=false", "data.episodes=120", "data.frames_per_episode=4", "data.num_workers=0"],
                    output_dir=tmp_path)
-    assert run(fake)["test/action_mse"] > 0
+    assert run(fake_config(fake))["test/action_mse"] > 0   # what +data/fake=on does on the command line
 
 
 def write_lerobot(folder: Path, episodes=6, frames=5, state_dim=3, action_dim=2):
