@@ -1,0 +1,33 @@
+# DeformGen (arXiv 2606.25939): the CPU claim check on the planar rope, the released datasets, paper scale.
+.PHONY: claim-deformgen table-deformgen data-deformgen reproduce-deformgen-rope reproduce-deformgen
+
+DEFORMGEN_CLAIMS := logs/claims/deformgen
+DEFORMGEN_SEEDS ?= 0,1,2
+DEFORMGEN_SWEEP := print_config=false trainer.enable_progress_bar=false seed=$(DEFORMGEN_SEEDS)
+DEFORMGEN_METRICS := test/success_drag test/success_impulse test/success_grid test/success_mean test/n_demos \
+  test/accept_rate test/fp_drag test/fp_impulse test/fp_grid
+DEFORMGEN_ARMS := source smg dgstar dg noise dg_k5
+
+claim-deformgen: ## 1 Source / SMG* / DG* / DG / per-particle noise / DG manip_k=5 on the planar rope, 3 seeds each, closed-loop on 3 shared test sets -> RESULTS.md + claim verdicts
+	for arm in $(DEFORMGEN_ARMS); do \
+	  $(CPU1) $(TRAIN) -m experiment=deformgen/$${arm}_cpu $(DEFORMGEN_SWEEP) hydra.sweep.dir=$(DEFORMGEN_CLAIMS)/$$arm || true; \
+	done
+	$(MAKE) table-deformgen
+	$(CLAIMS) deformgen
+
+table-deformgen: ## RESULTS.md's claim table from the finished claim runs
+	$(TABLE) $(DEFORMGEN_CLAIMS) --group-by setting --metric $(DEFORMGEN_METRICS) --name claim_cpu \
+	  --results experiments/deformgen/RESULTS.md
+
+data-deformgen: ## Download the released rope datasets (train1000_{yawonly,txy,gridrigid}) from HF Zili2002/DeformGen-Datasets into $(DATA)/deformgen
+	for mode in yawonly txy gridrigid; do \
+	  $(PY) -c "import huggingface_hub as h; h.snapshot_download('Zili2002/DeformGen-Datasets', repo_type='dataset', local_dir='$(DATA)/deformgen', allow_patterns=['rope/train1000_$$mode/*'])" || exit 1; \
+	done
+
+reproduce-deformgen-rope: ## Paper scale on the released rope demos: DG / DG* / SMG* state->action policies, 3 seeds (1 GPU, W&B; held-out action MSE)
+	-$(TRAIN) -m experiment=deformgen/rope_dg,deformgen/rope_dgstar,deformgen/rope_smg seed=0,1,2 \
+	  paths.data_dir=$(DATA) data.download=true hydra.sweep.dir=logs/reproduce/deformgen/rope
+	$(TABLE) logs/reproduce/deformgen/rope --group-by setting --metric test/action_mse --name rope_paper \
+	  --results experiments/deformgen/RESULTS.md
+
+reproduce-deformgen: reproduce-deformgen-rope ## every paper-scale setting (GPU group)
