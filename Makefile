@@ -11,7 +11,7 @@ DATA ?= data
 export PYTHONUNBUFFERED := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-slow lint demo demo-cifar10 clean data-cifar10 bench-trainer bench-claim bench-paper-cost gpu-check reproduce-cifar10 tables scorecard claim-all dashboards wandb-sync reproduce-all
+.PHONY: help install test test-slow fuzz-config lint demo demo-cifar10 clean data-cifar10 bench-trainer bench-claim bench-paper-cost gpu-check reproduce-cifar10 tables scorecard claim-all dashboards wandb-sync reproduce-all
 
 help: ## List every target; then each reproduce target's compute, measured by `make plan` (PLAN.md)
 	@c=''; e=''; if [ -t 1 ]; then c='\033[36m'; e='\033[0m'; fi; \
@@ -35,6 +35,11 @@ test: ## Default test suite (CPU, < 15 min on 2 cores): one pytest-xdist worker 
 
 test-slow: ## Slow tests too: DDP on CPU, resume, sweeps (~20 min on 2 cores)
 	$(VENV)/bin/pytest -q -m 'slow'
+
+fuzz-config: N ?= 500
+fuzz-config: SEED ?= 0
+fuzz-config: ## Fuzz the CPU presets' configs: N drawn overrides (seed SEED) end in a run or one error line, never a traceback or exit 1 (N=500: ~15 min on 2 cores)
+	$(CPU1) $(PY) scripts/fuzz_config.py --n $(N) --seed $(SEED) --jobs 2 --json logs/fuzz-config/seed$(SEED).json
 
 lint: ## ruff
 	$(VENV)/bin/ruff check src experiments scripts tests
