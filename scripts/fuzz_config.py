@@ -387,7 +387,7 @@ def classify(case: Case, stderr: str) -> None:
         case.outcome += ", no advice"
 
 
-ADVICE = re.compile(r"; |did you mean|\b(set|use|run|drop|give|change|fix|pick|choose|write|free|remove|add)\b")
+ADVICE = re.compile(r"; |did you mean|\b(set|use|run|drop|give|change|fix|pick|choose|write|free|remove|add|need|needs|must)\b")
 
 
 def names_a_key(case: Case, line: str) -> bool:
@@ -435,37 +435,45 @@ def run_cases(cases: list[Case], jobs: int, timeout: float, fresh: bool, workdir
     pending = list(cases)
     running: dict[int, tuple[Case, float, Path]] = {}
     done = 0
-    while pending or running:
-        while pending and len(running) < jobs:
-            case = pending.pop(0)
-            folder = workdir / f"case{case.index:04d}"
-            folder.mkdir()
-            argv = [*case.args, f"hydra.run.dir={folder / 'run'}"]
-            pid = run_fresh(argv, folder, env) if fresh else run_forked(main, argv, folder)
-            running[pid] = (case, time.monotonic(), folder)
-        time.sleep(0.05)
-        for pid, (case, started, folder) in list(running.items()):
-            ended, status, usage = os.wait4(pid, os.WNOHANG)
-            if not ended and time.monotonic() - started < timeout:
-                continue
-            if not ended:
-                os.killpg(pid, signal.SIGKILL)
-                _, status, usage = os.wait4(pid, 0)
+    try:
+        while pending or running:
+            while pending and len(running) < jobs:
+                case = pending.pop(0)
+                folder = workdir / f"case{case.index:04d}"
+                folder.mkdir()
+                argv = [*case.args, f"hydra.run.dir={folder / 'run'}"]
+                pid = run_fresh(argv, folder, env) if fresh else run_forked(main, argv, folder)
+                running[pid] = (case, time.monotonic(), folder)
+            time.sleep(0.05)
+            for pid, (case, started, folder) in list(running.items()):
+                ended, status, usage = os.wait4(pid, os.WNOHANG)
+                if not ended and time.monotonic() - started < timeout:
+                    continue
+                if not ended:
+                    os.killpg(pid, signal.SIGKILL)
+                    _, status, usage = os.wait4(pid, 0)
+                try:
+                    os.killpg(pid, signal.SIGKILL)  # a DataLoader worker left behind
+                except ProcessLookupError:
+                    pass
+                case.rc = os.waitstatus_to_exitcode(status) if ended else None
+                case.seconds, case.cpu = time.monotonic() - started, usage.ru_utime + usage.ru_stime
+                stderr = (folder / "stderr").read_text(errors="replace")
+                classify(case, stderr)
+                case.tail = stderr[-1500:] if is_failure(case) else ""
+                del running[pid]
+                shutil.rmtree(folder, ignore_errors=True)
+                done += 1
+                mark = "FAIL" if is_failure(case) else "ok  "
+                print(f"[{done}/{len(cases)}] {mark} {case.outcome:<18} {case.cpu:5.1f}s cpu {case.preset} "
+                      f"{' '.join(case.overrides)}", flush=True)
+    finally:  # interrupted: no case outlives the fuzzer
+        for pid in running:
             try:
-                os.killpg(pid, signal.SIGKILL)  # a DataLoader worker left behind
-            except ProcessLookupError:
+                os.killpg(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
                 pass
-            case.rc = os.waitstatus_to_exitcode(status) if ended else None
-            case.seconds, case.cpu = time.monotonic() - started, usage.ru_utime + usage.ru_stime
-            stderr = (folder / "stderr").read_text(errors="replace")
-            classify(case, stderr)
-            case.tail = stderr[-1500:] if is_failure(case) else ""
-            del running[pid]
-            shutil.rmtree(folder, ignore_errors=True)
-            done += 1
-            mark = "FAIL" if is_failure(case) else "ok  "
-            print(f"[{done}/{len(cases)}] {mark} {case.outcome:<18} {case.cpu:5.1f}s cpu {case.preset} "
-                  f"{' '.join(case.overrides)}", flush=True)
 
 
 # ---------------------------------------------------------------- report
@@ -515,10 +523,14 @@ def main() -> int:
     cases = draw_cases(presets, args.n, args.seed)
     main_fn = None if args.fresh else warm_imports(presets)
     workdir = Path(tempfile.mkdtemp(prefix="fuzz-config-"))
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` like Ctrl-C: report the finished cases
     try:
         run_cases(cases, args.jobs, args.timeout, args.fresh, workdir, main_fn)
+    except KeyboardInterrupt:
+        print("interrupted: the report covers the finished cases", flush=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    cases = [c for c in cases if c.outcome]
     text = report(cases, args.seed, time.monotonic() - start, presets)
     print(text)
     if args.json:

@@ -136,8 +136,8 @@ def from_rejection(err: BaseException, overrides: Sequence[str], config: dict | 
     """A command line that a library or our code refuses, as a one-line ConfigError naming the override(s) (and
     the config keys the refusal names) and what to do. Refusals: Lightning's MisconfigurationException, whatever
     Lightning's own code raises (its loops' and callbacks' checks), MemoryError, anywhere; and while `setting_up`
-    (config check, construction, fit up to its first optimizer step, the test stage: where the config's values
-    first meet the code): whatever a library's code raises (torch, scikit-learn, LightGBM: each has its own types), and a
+    (config check, construction, fit up to its first optimizer step, validation and test, which rerun the same code
+    on the same data: where the config's values first meet the code): whatever a library's code raises (torch, scikit-learn, LightGBM: each has its own types), and a
     ValueError/TypeError/KeyError of ours. With no overrides (each preset as shipped is tested by test_presets: a
     bug), a file or disk error (from_os_error's), or anything else, `err` is returned as it is.
     `config`: the resolved config as a container, to name the keys a message names."""
@@ -165,10 +165,17 @@ def from_rejection(err: BaseException, overrides: Sequence[str], config: dict | 
                        "(`reprolab-train ... --cfg job` prints the composed config)")
 
 
+def _evaluating(err: BaseException) -> bool:
+    """`err` arose in Lightning's evaluation loop (validation, its sanity check, test), read off the traceback:
+    the trainer's state is reset by the time the error reaches us."""
+    return any(f.filename.endswith("loops/evaluation_loop.py") for f in traceback.extract_tb(err.__traceback__))
+
+
 @contextmanager
 def rejected_at_set_up(overrides: Callable[[], Sequence[str]], config: Callable[[], dict | None] = lambda: None,
                        started: Callable[[], bool] = lambda: False) -> Iterator[None]:
-    """from_rejection's ConfigError for what the block raises (set-up until `started()` says training began).
+    """from_rejection's ConfigError for what the block raises (set-up until `started()` says training began, and
+    any evaluation).
     `overrides`, `config`: called only on an error."""
     try:
         yield
@@ -177,7 +184,7 @@ def rejected_at_set_up(overrides: Callable[[], Sequence[str]], config: Callable[
             resolved = config()
         except Exception:  # noqa: BLE001 - an interpolation that does not resolve: no keys to name
             resolved = None
-        mapped = from_rejection(err, overrides(), resolved, setting_up=not started())
+        mapped = from_rejection(err, overrides(), resolved, setting_up=not started() or _evaluating(err))
         if mapped is err:
             raise
         raise mapped from err

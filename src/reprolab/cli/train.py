@@ -110,13 +110,12 @@ def resolved_config(cfg: DictConfig):
 def run(cfg: DictConfig, resolved: dict | None = None) -> dict[str, float]:
     """Train and test one configuration; returns the metrics also written to `metrics.json`. `resolved`: `cfg`
     already resolved (check_config's), logged as the hyper-parameters instead of resolving it again. A value of
-    the command line that a constructor, Lightning's loop set-up, the first step or the test stage rejects is a
+    the command line that a constructor, Lightning's loop set-up, the first step or an evaluation stage rejects is a
     ConfigError (errors.from_rejection)."""
     check_resume(cfg)
     with rejected_at_set_up(user_overrides, resolved_config(cfg)):
         datamodule, task, trainer = build_run(cfg, resolved)
-    training = lambda: trainer.global_step > 0 and not trainer.testing  # noqa: E731 - set-up: until the first step, and test
-    with expected_warnings(task), rejected_at_set_up(user_overrides, resolved_config(cfg), training):
+    with expected_warnings(task), rejected_at_set_up(user_overrides, resolved_config(cfg), lambda: trainer.global_step > 0):
         metrics = fit(cfg, trainer, task, datamodule)
         if cfg.get("test_after_fit", True):
             test_metrics, best = test_best(trainer, task, datamodule)
