@@ -152,14 +152,15 @@ def from_rejection(err: BaseException, overrides: Sequence[str], config: dict | 
     message = one_line(rejected)
     first = message.split(". ")[0]  # Lightning's advice sentences name other keys
     culprits = _culprits(first, lines, overrides)
-    keys = ", ".join([*culprits, *(f"the config's {k}" for k in _related_keys(first, config, culprits))])
+    related = _related_keys(first, config, culprits)
+    keys = ", ".join([*culprits, *(f"the config's {k}" for k in related)])
     if memory:
         return ConfigError(f"{keys}: needs more memory than this run may take ({type(rejected).__name__}: {message}); "
                            "use smaller sizes")
     if rejected is not err:
         found = re.search(r"target '([^']+)'", str(err.__cause__ if isinstance(err, ConfigError) else err))
         where = found.group(1) if found else where
-    what = "drop it or give it a value of the kind the preset has" if len(culprits) == 1 else \
+    what = "drop it or give it a value of the kind the preset has" if len(culprits) == 1 and not related else \
         "change one of them on the command line or in the preset"
     return ConfigError(f"{keys}: rejected by {where} ({type(rejected).__name__}: {message}); {what} "
                        "(`reprolab-train ... --cfg job` prints the composed config)")
