@@ -16,7 +16,7 @@ PARALLEL = $(if $(filter-out 1,$(JOBS)),hydra/launcher=parallel hydra.launcher.n
 claim-% demo: TRAIN = $(VENV)/bin/reprolab-train $(PARALLEL)
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-slow lint demo demo-cifar10 clean data-cifar10 bench-trainer bench-sweep gpu-check reproduce-cifar10 tables scorecard claim-all dashboards wandb-sync reproduce-all
+.PHONY: help install test test-slow fuzz-config lint demo demo-cifar10 clean data-cifar10 bench-trainer bench-sweep gpu-check reproduce-cifar10 tables scorecard claim-all dashboards wandb-sync reproduce-all
 
 help: ## List every target; then each reproduce target's compute, measured by `make plan` (PLAN.md)
 	@c=''; e=''; if [ -t 1 ]; then c='\033[36m'; e='\033[0m'; fi; \
@@ -40,6 +40,11 @@ test: ## Default test suite (CPU, < 15 min on 2 cores): one pytest-xdist worker 
 
 test-slow: ## Slow tests too: DDP on CPU, resume, sweeps (~20 min on 2 cores)
 	$(VENV)/bin/pytest -q -m 'slow'
+
+fuzz-config: N ?= 500
+fuzz-config: SEED ?= 0
+fuzz-config: ## Fuzz the CPU presets' configs: N drawn overrides (seed SEED) end in a run or one error line, never a traceback or exit 1 (N=500: ~15 min on 2 cores)
+	$(CPU1) $(PY) scripts/fuzz_config.py --n $(N) --seed $(SEED) --jobs 2 --json logs/fuzz-config/seed$(SEED).json
 
 lint: ## ruff
 	$(VENV)/bin/ruff check src experiments scripts tests

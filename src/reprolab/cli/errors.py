@@ -2,6 +2,12 @@
 2 bad input or config, 3 non-finite loss, 4 a file or folder that cannot be written (or read)."""
 
 import errno
+import re
+import sys
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 
 
 class ReprolabError(Exception):
@@ -53,6 +59,136 @@ def from_instantiation(err: Exception) -> Exception:
         where = one_line(err).rstrip(":")
         return ConfigError(f"{where}: {type(cause).__name__}: {one_line(cause)}")
     return err
+
+
+REJECTED_AT_SET_UP = (ValueError, TypeError, KeyError)  # Python's "this argument is wrong", from our own code too
+
+
+def _always_config() -> tuple[type, ...]:
+    """Errors that mean a bad config wherever they arise: MemoryError, and Lightning's MisconfigurationException
+    (looked up where Lightning is loaded, not imported here: the light console scripts do not pay for Lightning)."""
+    lightning = sys.modules.get("lightning.fabric.utilities.exceptions")
+    misconfigured = getattr(lightning, "MisconfigurationException", None)
+    return (MemoryError,) if misconfigured is None else (MemoryError, misconfigured)
+
+
+def _raised_where(err: BaseException) -> tuple[str | None, str, list[str]]:
+    """The dependency (top package under site-packages) whose code raised `err`, or None for our own code; a
+    name for the place (the package, or our file and function); the source lines of the last frames."""
+    frames = traceback.extract_tb(err.__traceback__)
+    if not frames:
+        return None, "set-up", []
+    parts = Path(frames[-1].filename).parts
+    library = parts[parts.index("site-packages") + 1].removesuffix(".py") if "site-packages" in parts else None
+    where = library or f"{'/'.join(parts[-2:])} {frames[-1].name}()"
+    return library, where, [f.line or "" for f in frames[-4:]]
+
+
+def _named(text: str, word: str) -> bool:
+    return bool(word) and re.search(rf"(?<![\w.]){re.escape(word)}(?![\w])", text) is not None
+
+
+def _culprits(message: str, lines: list[str], overrides: Sequence[str]) -> list[str]:
+    """The overrides that `message` or the raising source lines name (a key's last part, or the value in the
+    message), else every override."""
+    code = "\n".join(lines)
+    found = []
+    for override in overrides:
+        key, _, value = override.partition("=")
+        last = key.lstrip("+~").rpartition(".")[2].rpartition("/")[2]
+        if _named(message, last) or _named(code, last) or (len(value) > 1 and _named(message, value)):
+            found.append(override)
+    return found or list(overrides)
+
+
+def _related_keys(message: str, config: dict | None, named: list[str]) -> list[str]:
+    """Config keys (with their values) that `message` names by their last part, e.g. Lightning's
+    `val_check_interval` → trainer.val_check_interval=250; at most three, none the overrides already name."""
+    if not config:
+        return []
+    taken = {o.partition("=")[0].lstrip("+~") for o in named}
+    found: list[str] = []
+
+    def walk(node: dict, path: str) -> None:
+        for key, value in node.items():
+            where = f"{path}.{key}" if path else str(key)
+            if isinstance(value, dict):
+                walk(value, where)
+            elif len(str(key)) >= 4 and "_" in str(key) and where not in taken and _named(message, str(key)):
+                found.append(f"{where}={value}")
+
+    walk({k: v for k, v in config.items() if k not in ("hydra", "paths")}, "")
+    return found[:3]
+
+
+def _unwrap(err: BaseException) -> BaseException:
+    """What a `_target_` raised, from inside Hydra's InstantiationException (also once from_instantiation made it
+    a ConfigError); else `err`."""
+    if isinstance(err, ConfigError) and type(err.__cause__).__name__ == "InstantiationException":
+        err = err.__cause__
+    if type(err).__name__ == "InstantiationException" and err.__cause__ is not None:
+        return err.__cause__
+    return err
+
+
+def from_rejection(err: BaseException, overrides: Sequence[str], config: dict | None = None,
+                   setting_up: bool = True) -> BaseException:
+    """A command line that a library or our code refuses, as a one-line ConfigError naming the override(s) (and
+    the config keys the refusal names) and what to do. Refusals: Lightning's MisconfigurationException, whatever
+    Lightning's own code raises (its loops' and callbacks' checks), MemoryError, anywhere; and while `setting_up`
+    (config check, construction, fit up to its first optimizer step, validation and test, which rerun the same code
+    on the same data: where the config's values first meet the code): whatever a library's code raises (torch, scikit-learn, LightGBM: each has its own types), and a
+    ValueError/TypeError/KeyError of ours. With no overrides (each preset as shipped is tested by test_presets: a
+    bug), a file or disk error (from_os_error's), or anything else, `err` is returned as it is.
+    `config`: the resolved config as a container, to name the keys a message names."""
+    rejected = _unwrap(err)
+    if isinstance(rejected, ReprolabError | OSError) or not overrides:
+        return err
+    library, where, lines = _raised_where(rejected)
+    memory = isinstance(rejected, MemoryError) or "can't allocate memory" in str(rejected)  # torch's CPU allocator
+    anywhere = memory or isinstance(rejected, _always_config()) or library == "lightning"
+    if not (anywhere or (setting_up and (library is not None or isinstance(rejected, REJECTED_AT_SET_UP)))):
+        return err
+    message = one_line(rejected)
+    first = message.split(". ")[0]  # Lightning's advice sentences name other keys
+    culprits = _culprits(first, lines, overrides)
+    related = _related_keys(first, config, culprits)
+    keys = ", ".join([*culprits, *(f"the config's {k}" for k in related)])
+    if memory:
+        return ConfigError(f"{keys}: needs more memory than this run may take ({type(rejected).__name__}: {message}); "
+                           "use smaller sizes")
+    if rejected is not err:
+        found = re.search(r"target '([^']+)'", str(err.__cause__ if isinstance(err, ConfigError) else err))
+        where = found.group(1) if found else where
+    what = "drop it or give it a value of the kind the preset has" if len(culprits) == 1 and not related else \
+        "change one of them on the command line or in the preset"
+    return ConfigError(f"{keys}: rejected by {where} ({type(rejected).__name__}: {message}); {what} "
+                       "(`reprolab-train ... --cfg job` prints the composed config)")
+
+
+def _evaluating(err: BaseException) -> bool:
+    """`err` arose in Lightning's evaluation loop (validation, its sanity check, test), read off the traceback:
+    the trainer's state is reset by the time the error reaches us."""
+    return any(f.filename.endswith("loops/evaluation_loop.py") for f in traceback.extract_tb(err.__traceback__))
+
+
+@contextmanager
+def rejected_at_set_up(overrides: Callable[[], Sequence[str]], config: Callable[[], dict | None] = lambda: None,
+                       started: Callable[[], bool] = lambda: False) -> Iterator[None]:
+    """from_rejection's ConfigError for what the block raises (set-up until `started()` says training began, and
+    any evaluation).
+    `overrides`, `config`: called only on an error."""
+    try:
+        yield
+    except Exception as err:
+        try:
+            resolved = config()
+        except Exception:  # noqa: BLE001 - an interpolation that does not resolve: no keys to name
+            resolved = None
+        mapped = from_rejection(err, overrides(), resolved, setting_up=not started() or _evaluating(err))
+        if mapped is err:
+            raise
+        raise mapped from err
 
 
 class CheckpointError(ReprolabError):

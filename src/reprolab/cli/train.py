@@ -32,6 +32,7 @@ from reprolab.cli.errors import (
     from_instantiation,
     from_os_error,
     one_line,
+    rejected_at_set_up,
 )
 from reprolab.cli.interrupt import exit_interrupted, was_interrupted, watch_sigint
 from reprolab.cli.override_hints import argument_error_line, override_error_line
@@ -95,12 +96,26 @@ def test_best(trainer: L.Trainer, task: L.LightningModule, datamodule) -> tuple[
     return results, best
 
 
+def user_overrides() -> list[str]:
+    """The command line's overrides but the preset's name: what a value rejected at set-up is put down to."""
+    if not HydraConfig.initialized():
+        return []
+    return [o for o in HydraConfig.get().overrides.task if not o.startswith(("experiment=", "print_config="))]
+
+
+def resolved_config(cfg: DictConfig):
+    return lambda: OmegaConf.to_container(cfg, resolve=True) if OmegaConf.is_config(cfg) else None
+
+
 def run(cfg: DictConfig, resolved: dict | None = None) -> dict[str, float]:
     """Train and test one configuration; returns the metrics also written to `metrics.json`. `resolved`: `cfg`
-    already resolved (check_config's), logged as the hyper-parameters instead of resolving it again."""
+    already resolved (check_config's), logged as the hyper-parameters instead of resolving it again. A value of
+    the command line that a constructor, Lightning's loop set-up, the first step or an evaluation stage rejects is a
+    ConfigError (errors.from_rejection)."""
     check_resume(cfg)
-    datamodule, task, trainer = build_run(cfg, resolved)
-    with expected_warnings(task):
+    with rejected_at_set_up(user_overrides, resolved_config(cfg)):
+        datamodule, task, trainer = build_run(cfg, resolved)
+    with expected_warnings(task), rejected_at_set_up(user_overrides, resolved_config(cfg), lambda: trainer.global_step > 0):
         metrics = fit(cfg, trainer, task, datamodule)
         if cfg.get("test_after_fit", True):
             test_metrics, best = test_best(trainer, task, datamodule)
@@ -182,7 +197,8 @@ def unexpected_line(err: BaseException) -> str:
 
 def _main(cfg: DictConfig) -> float | None:
     try:
-        resolved = check_config(cfg)
+        with rejected_at_set_up(user_overrides):
+            resolved = check_config(cfg)
         if cfg.get("print_config", True):
             print_config_tree(cfg)
         done = resume_or_skip(cfg, resolved)

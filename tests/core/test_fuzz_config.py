@@ -1,0 +1,106 @@
+"""The config fuzzer (scripts/fuzz_config.py, `make fuzz-config`) and the error layer it holds to (issue 46): a
+command line a library or our code refuses at set-up ends in one `error:` line naming the override, exit 2."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+
+import pytest
+from lightning.pytorch.utilities.exceptions import MisconfigurationException
+
+from reprolab.cli.errors import ConfigError, from_rejection
+from tests.core.cli import PYTHONPATH, REPO_ROOT
+
+SCRIPT = REPO_ROOT / "scripts" / "fuzz_config.py"
+SMALL = ["heteroskedastic/mve_cpu", "delightful/reversal_cpu", "deltamomentum/regression_sgdm"]
+
+
+def load_fuzzer():
+    spec = importlib.util.spec_from_file_location("fuzz_config", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["fuzz_config"] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def raised(fn):
+    try:
+        fn()
+    except BaseException as err:  # noqa: BLE001 - the error with its traceback, as the run wrapper sees it
+        return err
+    raise AssertionError("did not raise")
+
+
+def eval_prompts(min_length):
+    return [n for n in range(min_length, 4)]
+
+
+def test_a_value_our_code_rejects_at_set_up_names_its_override():
+    err = raised(lambda: eval_prompts(1.5))  # TypeError in the line that reads min_length
+    mapped = from_rejection(err, ["debug=fdr", "data.min_length=1.5"])
+    assert isinstance(mapped, ConfigError) and mapped.exit_code == 2
+    assert str(mapped).startswith("data.min_length=1.5: rejected by core/test_fuzz_config.py eval_prompts()")
+    assert "TypeError: 'float' object cannot be interpreted as an integer" in str(mapped)
+
+
+def test_lightning_names_the_config_key_beside_the_override():
+    def check():
+        raise MisconfigurationException("`val_check_interval` (250) must be less than or equal to the number of the "
+                                        "training batches (8). If you want to disable validation set `limit_val_batches`")
+
+    config = {"trainer": {"val_check_interval": 250, "limit_val_batches": 2}}
+    mapped = from_rejection(raised(check), ["+trainer.limit_train_batches=8"], config, setting_up=False)
+    assert isinstance(mapped, ConfigError)  # Lightning's MisconfigurationException: a config error at any step
+    assert str(mapped).startswith("+trainer.limit_train_batches=8, the config's trainer.val_check_interval=250: ")
+    assert "limit_val_batches=2" not in str(mapped)  # the advice sentence names keys that are not the cause
+
+
+def test_a_preset_as_shipped_that_fails_stays_a_bug():
+    err = raised(lambda: eval_prompts(1.5))
+    assert from_rejection(err, []) is err
+
+
+def test_after_the_first_step_or_of_another_kind_our_error_stays_a_bug():
+    err = raised(lambda: eval_prompts(1.5))
+    assert from_rejection(err, ["data.min_length=1.5"], setting_up=False) is err
+    runtime = raised(lambda: (_ for _ in ()).throw(RuntimeError("our own bug")))
+    assert from_rejection(runtime, ["data.min_length=1.5"]) is runtime
+    disk = OSError(28, "No space left on device")
+    assert from_rejection(disk, ["data.min_length=1.5"]) is disk  # from_os_error's: exit 4
+
+
+def test_draws_are_fixed_by_the_seed_and_cover_every_kind():
+    fuzz = load_fuzzer()
+    presets = fuzz.survey(SMALL)
+    assert sorted(p.name for p in presets) == sorted(SMALL)
+    first, again, other = (fuzz.draw_cases(presets, 80, seed) for seed in (0, 0, 1))
+    assert [c.args for c in first] == [c.args for c in again] != [c.args for c in other]
+    assert {c.kind for c in first} == set(fuzz.KINDS)
+    assert all(c.args[0].startswith("experiment=") and ("debug=fdr" in c.args) == (c.mode == "fdr") for c in first)
+
+
+def run_fuzzer(tmp_path, *args: str) -> dict:
+    out = tmp_path / "fuzz.json"
+    done = subprocess.run([sys.executable, str(SCRIPT), "--presets", *SMALL, "--json", str(out), *args], cwd=REPO_ROOT,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": PYTHONPATH, "OMP_NUM_THREADS": "1"},
+                          capture_output=True, text=True, timeout=1200)
+    assert "outcomes:" in done.stdout, done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.returncode == 0, done.stdout[-3000:]
+    return json.loads(out.read_text())
+
+
+@pytest.mark.slow
+def test_a_small_draw_ends_in_runs_or_one_error_line(tmp_path):
+    cases = run_fuzzer(tmp_path, "--n", "10", "--seed", "0")["cases"]
+    assert len(cases) == 10 and all(c["outcome"].startswith("ok") or c["outcome"] in ("exit 2", "exit 3", "exit 4") for c in cases)
+
+
+@pytest.mark.slow
+def test_forked_cases_end_as_fresh_reprolab_train_processes_do(tmp_path):
+    """The fast path (cases forked from one warmed interpreter) against the reference (a real process each)."""
+    forked = run_fuzzer(tmp_path, "--n", "4", "--seed", "3")["cases"]
+    fresh = run_fuzzer(tmp_path, "--n", "4", "--seed", "3", "--fresh")["cases"]
+    assert [(c["rc"], c["error_line"]) for c in forked] == [(c["rc"], c["error_line"]) for c in fresh]
