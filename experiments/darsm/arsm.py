@@ -24,7 +24,7 @@ WJ_CONSTANTS = {"A1": 1.2, "A2": 0.0, "A3": 1.8, "A4": 2.25}
 
 def _vec_operator(S: torch.Tensor, W: torch.Tensor, A2: torch.Tensor) -> torch.Tensor:
     """The 9x9 matrix M with vec(aW - Wa - A2 (aS + Sa - 2/3 tr(aS) I)) = M vec(a) (row-major vec)."""
-    eye = torch.eye(3, dtype=S.dtype).expand_as(S)
+    eye = torch.eye(3, dtype=S.dtype, device=S.device).expand_as(S)
 
     def kron(A, B):
         return (A[..., :, None, :, None] * B[..., None, :, None, :]).reshape(*A.shape[:-2], 9, 9)
@@ -38,7 +38,7 @@ def _vec_operator(S: torch.Tensor, W: torch.Tensor, A2: torch.Tensor) -> torch.T
 def solve_anisotropy(S: torch.Tensor, W: torch.Tensor, coeffs: dict, newton_iters: int = 40):
     """General implicit ARSM: a (..., 3, 3) and N (...) for tau-scaled S, W (..., 3, 3)."""
     A1, A2, A3, A4 = (coeffs[name] for name in ("A1", "A2", "A3", "A4"))
-    eye9 = torch.eye(9, dtype=S.dtype)
+    eye9 = torch.eye(9, dtype=S.dtype, device=S.device)
     M = _vec_operator(S, W, A2)
     rhs = -A1[..., None] * S.reshape(*S.shape[:-2], 9)
     s_vec = S.reshape(*S.shape[:-2], 9)

@@ -42,24 +42,26 @@ WILCOX_2006 = KOmega(alpha=13.0 / 25.0, beta=0.0708, sigma=0.5, sigma_star=0.6, 
 TRANSPORT = {"wilcox1988": WILCOX_1988, "wilcox2006": WILCOX_2006}
 
 
-def channel_grid(n: int, stretch: float) -> torch.Tensor:
+def channel_grid(n: int, stretch: float, device=None) -> torch.Tensor:
     """Node positions 0 = y_0 < ... < y_n = 1, clustered at the wall by y = 1 - tanh(g (1 - xi)) / tanh(g)."""
-    xi = torch.linspace(0.0, 1.0, n + 1, dtype=torch.float64)
+    xi = torch.linspace(0.0, 1.0, n + 1, dtype=torch.float64, device=device)
     return 1.0 - torch.tanh(stretch * (1.0 - xi)) / math.tanh(stretch)
 
 
 class Channel:
     """The discretised half channel at one Re_tau; `residual(q, closure)` is R(q) in q's layout."""
 
-    def __init__(self, re_tau: float, n: int = 96, stretch: float = 3.5, transport: KOmega = WILCOX_1988):
+    def __init__(self, re_tau: float, n: int = 96, stretch: float = 3.5, transport: KOmega = WILCOX_1988,
+                 device=None):
         if re_tau <= 0 or n < 8:
             raise ValueError(f"a channel needs re_tau > 0 and n >= 8 nodes; got re_tau={re_tau}, n={n}")
         self.re_tau, self.nu, self.n, self.transport = float(re_tau), 1.0 / re_tau, n, transport
-        self.y = channel_grid(n, stretch)
+        self.y = channel_grid(n, stretch, device)
         y_ext = torch.cat([self.y, (2.0 - self.y[-2]).reshape(1)])
         self.dy_face = y_ext[1:] - y_ext[:-1]            # faces i+1/2, i = 0..n
         self.vol = 0.5 * (y_ext[2:] - y_ext[:-2])        # control volumes of nodes 1..n
-        self.weight = self.vol * torch.cat([torch.ones(n - 1), torch.full((1,), 0.5)])  # quadrature on [0, 1]
+        self.weight = self.vol * torch.cat([torch.ones(n - 1, device=device),
+                                                torch.full((1,), 0.5, device=device)])  # quadrature on [0, 1]
         self.omega_wall = 60.0 * self.nu / (0.075 * float(self.y[1]) ** 2)
 
     def initial_state(self) -> torch.Tensor:
@@ -78,7 +80,7 @@ class Channel:
 
     def _ext(self, phi: torch.Tensor, wall: float) -> torch.Tensor:
         """Nodes 0..n+1: the wall value, the unknowns, the mirror of node n-1."""
-        return torch.cat([torch.full((1,), wall, dtype=phi.dtype), phi, phi[-2:-1]])
+        return torch.cat([torch.full((1,), wall, dtype=phi.dtype, device=phi.device), phi, phi[-2:-1]])
 
     def _ddy(self, phi_ext: torch.Tensor) -> torch.Tensor:
         """Second-order central derivative at nodes 1..n (zero at the centreline by symmetry)."""

@@ -28,14 +28,14 @@ def banded_jacobian(residual, q: torch.Tensor, n_vars: int = 3, bandwidth: int =
     """dR/dq (dense) from (2 bandwidth + 1) * n_vars coloured JVPs."""
     m = q.numel() // n_vars
     colours = 2 * bandwidth + 1
-    node = torch.arange(m)
-    seeds = torch.zeros(n_vars * colours, n_vars, m, dtype=q.dtype)
+    node = torch.arange(m, device=q.device)
+    seeds = torch.zeros(n_vars * colours, n_vars, m, dtype=q.dtype, device=q.device)
     for v in range(n_vars):
         for c in range(colours):
             seeds[v * colours + c, v, node % colours == c] = 1.0
     columns = vmap(lambda e: jvp(residual, (q,), (e,))[1])(seeds.reshape(n_vars * colours, -1))
-    rows = torch.arange(q.numel())
-    J = torch.zeros(q.numel(), q.numel(), dtype=q.dtype)
+    rows = torch.arange(q.numel(), device=q.device)
+    J = torch.zeros(q.numel(), q.numel(), dtype=q.dtype, device=q.device)
     for v in range(n_vars):
         for d in range(-bandwidth, bandwidth + 1):
             j = rows % m + d
@@ -54,7 +54,7 @@ def ptc_step(residual, q: torch.Tensor, dt: float, jacobian: torch.Tensor | None
     Differentiable in q and in the closure's parameters through R; J is treated as a constant (detached)."""
     J = banded_jacobian(residual, q.detach()) if jacobian is None else jacobian
     m = q.numel() // 3
-    step = torch.linalg.solve(torch.eye(q.numel(), dtype=q.dtype) / dt - J.detach(), residual(q))
+    step = torch.linalg.solve(torch.eye(q.numel(), dtype=q.dtype, device=q.device) / dt - J.detach(), residual(q))
     new = q + step
     return torch.cat([new[:m], torch.maximum(new[m:], 1e-2 * q[m:])])
 

@@ -31,7 +31,7 @@ class DarsmChannelTask(Task):
     def __init__(self, model, optimizer, scheduler=None, mode: str = "adjoint", closure: str = "arsm",
                  transport: str = "wilcox1988", n: int = 64, stretch: float = 3.5, test_re_tau=(),
                  tol: float = 1e-11, max_iters: int = 200, dt0: float = 1.0, growth: float = 3.0,
-                 unroll_iterations: int = 10, unroll_warm_start: bool = True):
+                 unroll_iterations: int = 10, unroll_warm_start: bool = True, warm_dt0: float = 1e6):
         super().__init__(model, optimizer, scheduler)
         if mode not in MODES:
             raise ConfigError(f"task.mode '{mode}' unknown; one of {', '.join(MODES)}")
@@ -47,6 +47,7 @@ class DarsmChannelTask(Task):
         self.n, self.stretch, self.test_re_tau = n, stretch, {float(r) for r in test_re_tau}
         self.solver = {"tol": tol, "max_iters": max_iters, "dt0": dt0, "growth": growth}
         self.unroll_iterations, self.unroll_warm_start = unroll_iterations, unroll_warm_start
+        self.warm_dt0 = warm_dt0
         self.closure = ImplicitARSM(self.model) if closure == "arsm" else LinearEddyViscosity()
         self._channels: dict[float, Channel] = {}
         self._warm: dict[float, torch.Tensor] = {}
@@ -55,7 +56,8 @@ class DarsmChannelTask(Task):
 
     def channel(self, re_tau: float) -> Channel:
         if re_tau not in self._channels:
-            self._channels[re_tau] = Channel(re_tau, n=self.n, stretch=self.stretch, transport=self.transport)
+            self._channels[re_tau] = Channel(re_tau, n=self.n, stretch=self.stretch, transport=self.transport,
+                                             device=self.device)
         return self._channels[re_tau]
 
     def residual(self, channel: Channel):
@@ -64,8 +66,9 @@ class DarsmChannelTask(Task):
     def solve(self, case: dict, warm: bool):
         channel = self.channel(case["re_tau"])
         start = self._warm.get(case["re_tau"]) if warm else None
+        settings = dict(self.solver, dt0=self.warm_dt0) if start is not None else self.solver
         q, info = newton_solve(self.residual(channel), channel.initial_state() if start is None else start,
-                               **self.solver)
+                               **settings)
         if warm:
             self._warm[case["re_tau"]] = q
         return q, info
