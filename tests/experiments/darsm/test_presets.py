@@ -34,12 +34,13 @@ def test_paper_preset_one_step_on_cpu(tmp_path):
     assert metrics["test/solve_residual_max"] < 1e-10 and 0.0 <= metrics["test/u_rel_l2_unseen"] < 1.0
 
 
-@pytest.mark.parametrize("override, message", [("task.mode=backprop", "task.mode 'backprop' unknown"),
-                                               ("task.closure=spalart", "task.closure 'spalart' unknown"),
-                                               ("task.transport=sst", "task.transport 'sst' unknown")])
-def test_bad_task_settings_are_one_line_errors(override, message, tmp_path):
-    from hydra.utils import instantiate
+@pytest.mark.parametrize("setting, message", [({"mode": "backprop"}, "task.mode 'backprop' unknown"),
+                                              ({"closure": "spalart"}, "task.closure 'spalart' unknown"),
+                                              ({"transport": "sst"}, "task.transport 'sst' unknown"),
+                                              ({"closure": "linear"}, "no parameters to train")])
+def test_bad_task_settings_are_one_line_errors(setting, message):
+    from experiments.darsm.model import NeuralARSM
+    from experiments.darsm.task import DarsmChannelTask
 
-    cfg = compose(["experiment=darsm/channel_adjoint_cpu", override], output_dir=tmp_path)
     with pytest.raises(ConfigError, match=message):
-        instantiate(cfg.task, model=instantiate(cfg.model), optimizer=None)
+        DarsmChannelTask(NeuralARSM(), optimizer=None, **setting)
