@@ -1,0 +1,47 @@
+"""Gradients of a loss on the converged steady state q*(theta), R(q*, theta) = 0.
+
+Adjoint (the implicit-function theorem): dq*/dtheta = -J^{-1} dR/dtheta with J = dR/dq at q*, so
+dL/dtheta = -lambda^T dR/dtheta where J^T lambda = dL/dq, one transposed linear solve at the fixed point
+(the discrete adjoint of the converged solve; its structure is the forward Newton system's, transposed).
+`attach_fixed_point` returns q* - J^{-1} R(q*, theta): its value is q* (R = 0 there) and autograd's
+backward through `TransposedSolve` is exactly that adjoint, so a plain `loss.backward()` gives dL/dtheta.
+
+Unrolled: `unrolled_solve` keeps the autograd graph through `iterations` PTC steps of the forward scheme
+(the Jacobian inside each step held constant), the baseline the paper reports failing.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from experiments.darsm.solver import banded_jacobian, ptc_step
+
+
+class TransposedSolve(torch.autograd.Function):
+    """x = J^{-1} r forward; backward: lambda = J^{-T} g (the adjoint solve), no gradient to J."""
+
+    @staticmethod
+    def forward(ctx, J: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(J)
+        return torch.linalg.solve(J, r)
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor):
+        (J,) = ctx.saved_tensors
+        return None, torch.linalg.solve(J.transpose(0, 1), grad)
+
+
+def attach_fixed_point(residual, q_star: torch.Tensor) -> torch.Tensor:
+    """q* carrying dq*/dtheta = -J^{-1} dR/dtheta; `residual(q)` must read theta from the live closure."""
+    q_star = q_star.detach()
+    J = banded_jacobian(residual, q_star).detach()
+    return q_star - TransposedSolve.apply(J, residual(q_star))
+
+
+def unrolled_solve(residual, q0: torch.Tensor, iterations: int, dt0: float, growth: float) -> torch.Tensor:
+    """The forward PTC scheme on a fixed dt schedule with the graph kept through every iterate."""
+    q, dt = q0.detach(), dt0
+    for _ in range(iterations):
+        q = ptc_step(residual, q, dt)
+        dt = min(dt * growth, 1e12)
+    return q
