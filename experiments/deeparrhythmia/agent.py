@@ -20,7 +20,7 @@ from torch import nn
 from experiments.deeparrhythmia.data import batch_dict
 from experiments.deeparrhythmia.metrics import beat_scores
 from experiments.deeparrhythmia.records import class_names
-from reprolab.cli.errors import ConfigError
+from reprolab.cli.errors import ConfigError, DatasetNotFoundError
 from reprolab.tasks.base import Task
 
 EVIDENCE = ("minimal", "rich", "confidence")
@@ -100,8 +100,13 @@ class VisionLanguagePolicy(nn.Module):
         if model is None:
             from transformers import AutoModelForImageTextToText, AutoProcessor
 
-            processor = AutoProcessor.from_pretrained(name_or_path)
-            model = AutoModelForImageTextToText.from_pretrained(name_or_path, dtype=getattr(torch, dtype))
+            try:
+                processor = AutoProcessor.from_pretrained(name_or_path)
+                model = AutoModelForImageTextToText.from_pretrained(name_or_path, dtype=getattr(torch, dtype))
+            except OSError as err:  # not in the Hugging Face cache and no hub to fetch it from
+                raise DatasetNotFoundError(f"model '{name_or_path}' could not be loaded ({str(err).splitlines()[0]}); "
+                                           "download it with network (huggingface-cli download) or set "
+                                           "model.name_or_path to a local folder") from None
         self.net, self.processor, self.max_new_tokens = model, processor, max_new_tokens
 
     @torch.no_grad()
