@@ -94,19 +94,20 @@ def tool_call(text: str) -> str | None:
 class VisionLanguagePolicy(nn.Module):
     """A transformers image-text-to-text model and its processor; `respond` returns (text, confidence)."""
 
-    def __init__(self, name_or_path: str, max_new_tokens: int = 96, dtype: str = "bfloat16", model=None,
-                 processor=None):
+    def __init__(self, name_or_path: str, max_new_tokens: int = 96, dtype: str = "bfloat16",
+                 local_files_only: bool = True, model=None, processor=None):
         super().__init__()
         if model is None:
             from transformers import AutoModelForImageTextToText, AutoProcessor
 
             try:
-                processor = AutoProcessor.from_pretrained(name_or_path)
-                model = AutoModelForImageTextToText.from_pretrained(name_or_path, dtype=getattr(torch, dtype))
+                processor = AutoProcessor.from_pretrained(name_or_path, local_files_only=local_files_only)
+                model = AutoModelForImageTextToText.from_pretrained(name_or_path, dtype=getattr(torch, dtype),
+                                                                    local_files_only=local_files_only)
             except OSError as err:  # not in the Hugging Face cache and no hub to fetch it from
                 raise DatasetNotFoundError(f"model '{name_or_path}' could not be loaded ({str(err).splitlines()[0]}); "
-                                           "download it with network (huggingface-cli download) or set "
-                                           "model.name_or_path to a local folder") from None
+                                           "with network, add model.local_files_only=false (the reproduce target does) "
+                                           "or set model.name_or_path to a local folder") from None
         self.net, self.processor, self.max_new_tokens = model, processor, max_new_tokens
 
     @torch.no_grad()

@@ -22,11 +22,19 @@ from torch.utils.data import TensorDataset
 
 from experiments.deeparrhythmia import records as rec
 from experiments.deeparrhythmia.features import (
-    CONTEXT_SCALARS, RHYTHM_FEATURES, RR_FEATURES, Segments, Windowing, band_passed, confounder_segments,
-    pack, record_segments, unpack,
+    CONTEXT_SCALARS,
+    RHYTHM_FEATURES,
+    RR_FEATURES,
+    Segments,
+    Windowing,
+    band_passed,
+    confounder_segments,
+    pack,
+    record_segments,
+    unpack,
 )
-from reprolab.data.array_cache import cached_array
 from reprolab.cli.errors import ConfigError, CorruptDataError, DatasetNotFoundError
+from reprolab.data.array_cache import cached_array
 from reprolab.data.tensor_loader import tensor_loader
 
 FIELDS = ("beats", "rr", "rhythm", "context", "context_scalars", "labels", "group", "atrial", "inner_fold")

@@ -16,6 +16,7 @@ import numpy as np
 from scipy.signal import resample_poly
 
 from reprolab.cli.errors import ConfigError, CorruptDataError, DatasetNotFoundError
+from reprolab.config.extras import require
 
 AAMI_CLASSES = ("N", "S", "V", "F", "Q")
 AAMI_OF_SYMBOL = {
@@ -125,7 +126,7 @@ def _csv_column(path: Path, column: str) -> np.ndarray:
 def load_wfdb(folder: Path, name: str, lead: str | None = "MLII") -> Record:
     """One lead (`lead` by signal name, e.g. MLII; None: channel 0) and the beat annotations of `<folder>/<name>`
     (`.hea`, `.dat`, `.atr`); non-beat annotations (rhythm, noise, comments) are dropped."""
-    import wfdb
+    wfdb = require("wfdb", "deeparrhythmia")
 
     base = Path(folder) / name
     if not base.with_suffix(".hea").is_file():
@@ -149,7 +150,7 @@ def load_wfdb(folder: Path, name: str, lead: str | None = "MLII") -> Record:
 def download_physionet(database: str, target: Path, records: list[str] | None = None) -> Path:
     """`target/` with the WFDB files (`.hea`, `.dat`, `.atr`) of `records` (None: all) of PhysioNet's `database`
     (mitdb, svdb, incartdb), by `wfdb.dl_database`; a folder already holding every wanted header is left alone."""
-    import wfdb
+    wfdb = require("wfdb", "deeparrhythmia")
 
     if database not in PHYSIONET_DATABASES:
         raise ConfigError(f"unknown PhysioNet database {database!r}; known: {', '.join(PHYSIONET_DATABASES)}")

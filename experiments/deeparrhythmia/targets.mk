@@ -41,7 +41,7 @@ reproduce-deeparrhythmia-cross: ## Train on all of MIT-BIH DS1, test on SVDB and
 	  --name cross --results experiments/deeparrhythmia/RESULTS.md
 
 reproduce-deeparrhythmia-agent: ## The agentic VLM on DS2 segments: minimal vs rich tool evidence, confidence-routed (1 GPU, W&B)
-	-$(TRAIN) -m experiment=deeparrhythmia/agent_vlm task.evidence=minimal,rich,confidence paths.data_dir=$(DATA) \
+	-$(TRAIN) -m experiment=deeparrhythmia/agent_vlm task.evidence=minimal,rich,confidence model.local_files_only=false paths.data_dir=$(DATA) \
 	  hydra.sweep.dir=$(DA_PAPER)/agent
 	$(TABLE) $(DA_PAPER)/agent --group-by task.evidence --metric test/macro_f1 test/v_f1 --no-curves --name agent \
 	  --results experiments/deeparrhythmia/RESULTS.md

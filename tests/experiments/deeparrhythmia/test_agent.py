@@ -7,7 +7,13 @@ import numpy as np
 import pytest
 
 from experiments.deeparrhythmia.agent import (
-    AgentTask, VisionLanguagePolicy, parse_labels, render_waveform, run_tool, tool_call, tool_schemas,
+    AgentTask,
+    VisionLanguagePolicy,
+    parse_labels,
+    render_waveform,
+    run_tool,
+    tool_call,
+    tool_schemas,
 )
 
 SEG = {"beats": np.sin(np.linspace(0, 20, 30)).reshape(3, 10).astype(np.float32),

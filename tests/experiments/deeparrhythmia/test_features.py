@@ -65,7 +65,7 @@ def test_splice_moves_the_beat_early_without_a_compensatory_pause():
 
 
 def test_confounders_are_regular_normal_beats_scored_alone():
-    fs, n = 10.0, 40
+    n = 40
     peaks = np.arange(1, n + 1) * 10
     signal = np.sin(np.arange(peaks[-1] + 20) / 3).astype(np.float32)
     symbols = np.array(["N"] * n)
