@@ -18,8 +18,11 @@ PRESETS = sorted(p.relative_to(CONF_DIR / "experiment").with_suffix("").as_posix
 CPU_OVERRIDES = ["device=cpu", "logger=none", "debug=fdr", "print_config=false"]
 
 
+OFFLINE = {"lm_toy/qwen3_8b_grpo": ["model=qwen3_tiny", "tokenizer=byte"]}  # no Hub here: Qwen3's class at tiny dims
+
+
 def compose_preset(name: str, tmp_path: Path, data_root: Path | None):
-    overrides = [f"experiment={name}", *CPU_OVERRIDES]
+    overrides = [f"experiment={name}", *CPU_OVERRIDES, *OFFLINE.get(name, [])]
     if data_root is not None:
         overrides.append(f"paths.data_dir={data_root}")
     cfg = compose(overrides, output_dir=tmp_path)

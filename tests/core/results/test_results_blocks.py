@@ -34,7 +34,11 @@ def table_commands(target: str) -> list[list[str]]:
     return commands
 
 
-@pytest.mark.parametrize("paper", PAPERS)
+NOT_YET_RUN = {"heteroskedastic": "issue 36's same-rows arms: claim-heteroskedastic not re-run since its table changed"}
+
+
+@pytest.mark.parametrize("paper", [pytest.param(p, marks=pytest.mark.xfail(reason=NOT_YET_RUN[p], strict=True))
+                                   if p in NOT_YET_RUN else p for p in PAPERS])
 def test_table_target_blocks_are_in_results_md(paper):
     commands = table_commands(f"claim-{paper}") + table_commands(f"table-{paper}")
     assert commands, f"experiments/{paper}/targets.mk: neither claim-{paper} nor table-{paper} writes a RESULTS.md block"

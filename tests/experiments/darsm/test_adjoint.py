@@ -1,5 +1,6 @@
 """The discrete adjoint of the converged channel solve equals central finite differences on every parameter."""
 
+import pytest
 import torch
 
 from experiments.darsm.adjoint import attach_fixed_point, unrolled_solve
@@ -7,7 +8,14 @@ from experiments.darsm.channel import Channel, ImplicitARSM
 from experiments.darsm.model import NeuralARSM
 from experiments.darsm.solver import newton_solve
 
-torch.set_default_dtype(torch.float64)
+
+@pytest.fixture(autouse=True)
+def float64_default():
+    """The solver's precision for this module's tests only (a module-level switch leaks into every later test)."""
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    yield
+    torch.set_default_dtype(previous)
 
 
 def _setup(seed=0):

@@ -2,11 +2,19 @@
 
 import math
 
+import pytest
 import torch
 
 from experiments.darsm.arsm import WJ_CONSTANTS, pure_shear_anisotropy, solve_anisotropy
 
-torch.set_default_dtype(torch.float64)
+
+@pytest.fixture(autouse=True)
+def float64_default():
+    """The solver's precision for this module's tests only (a module-level switch leaks into every later test)."""
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    yield
+    torch.set_default_dtype(previous)
 
 
 def _coeffs(n, **values):
