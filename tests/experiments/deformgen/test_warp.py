@@ -6,8 +6,16 @@ import math
 import pytest
 import torch
 
-from experiments.deformgen.warp import (decay_weights, idw_displacement, kabsch, local_jacobian, orthonormalise,
-                                        rotation, warp_poses, yaw)
+from experiments.deformgen.warp import (
+    decay_weights,
+    idw_displacement,
+    kabsch,
+    local_jacobian,
+    orthonormalise,
+    rotation,
+    warp_poses,
+    yaw,
+)
 from reprolab.cli.errors import ConfigError
 
 D = torch.float64
