@@ -4,7 +4,7 @@ Adjoint (the implicit-function theorem): dq*/dtheta = -J^{-1} dR/dtheta with J =
 dL/dtheta = -lambda^T dR/dtheta where J^T lambda = dL/dq, one transposed linear solve at the fixed point
 (the discrete adjoint of the converged solve; its structure is the forward Newton system's, transposed).
 `attach_fixed_point` returns q* - J^{-1} R(q*, theta): its value is q* (R = 0 there) and autograd's
-backward through `TransposedSolve` is exactly that adjoint, so a plain `loss.backward()` gives dL/dtheta.
+backward through `TransposedSolve` is exactly that adjoint, so Lightning's ordinary backward pass gives dL/dtheta.
 
 Unrolled: `unrolled_solve` keeps the autograd graph through `iterations` PTC steps of the forward scheme
 (the Jacobian inside each step held constant), the baseline the paper reports failing.

@@ -8,10 +8,12 @@ DEFORMGEN_METRICS := test/success_drag test/success_impulse test/success_grid te
   test/accept_rate test/fp_drag test/fp_impulse test/fp_grid
 DEFORMGEN_ARMS := source smg dgstar dg noise dg_k5
 
+define deformgen_arm
+	-$(CPU1) $(TRAIN) -m experiment=deformgen/$(1)_cpu $(DEFORMGEN_SWEEP) hydra.sweep.dir=$(DEFORMGEN_CLAIMS)/$(1)
+
+endef
 claim-deformgen: ## 1 Source / SMG* / DG* / DG / per-particle noise / DG manip_k=5 on the planar rope, 3 seeds each, closed-loop on 3 shared test sets -> RESULTS.md + claim verdicts
-	for arm in $(DEFORMGEN_ARMS); do \
-	  $(CPU1) $(TRAIN) -m experiment=deformgen/$${arm}_cpu $(DEFORMGEN_SWEEP) hydra.sweep.dir=$(DEFORMGEN_CLAIMS)/$$arm || true; \
-	done
+	$(foreach arm,$(DEFORMGEN_ARMS),$(call deformgen_arm,$(arm)))
 	$(MAKE) table-deformgen
 	$(CLAIMS) deformgen
 
