@@ -16,7 +16,7 @@ PARALLEL = $(if $(filter-out 1,$(JOBS)),hydra/launcher=parallel hydra.launcher.n
 claim-% demo: TRAIN = $(VENV)/bin/reprolab-train $(PARALLEL)
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-slow fuzz-config lint demo demo-cifar10 clean data-cifar10 bench-trainer bench-sweep gpu-check reproduce-cifar10 tables scorecard claim-all dashboards wandb-sync reproduce-all
+.PHONY: help install test test-slow fuzz-config lint demo demo-cifar10 clean data-cifar10 bench-trainer bench-sweep bench-claims gpu-check reproduce-cifar10 tables scorecard claim-all dashboards wandb-sync reproduce-all
 
 help: ## List every target; then each reproduce target's compute, measured by `make plan` (PLAN.md)
 	@c=''; e=''; if [ -t 1 ]; then c='\033[36m'; e='\033[0m'; fi; \
@@ -69,6 +69,9 @@ bench-trainer: ## Lightning vs plain-PyTorch loop overhead ratio (~2 min CPU)
 
 bench-sweep: ## A sweep of ~10 s jobs (8 seeds of cifar10/small_sgd_cpu, 4 epochs) serial vs JOBS=2, side by side: wall and CPU ratios, metrics compared (~5 min)
 	$(PY) scripts/bench/sweep_parallel.py --jobs 2
+
+bench-claims: ## Whole targets serial vs JOBS=2, side by side: make demo, claim-degbins, claim-deltamomentum (wall, CPU, claims vs the committed ones; ~1.5 h)
+	$(PY) scripts/bench/claim_parallel.py $(or $(TARGETS),demo claim-degbins claim-deltamomentum) --jobs 2
 
 gpu-check: ## The GPU device group end to end (fp32, bf16, compile, DDP; AdamW vs DeltaAdamW, both 67M presets against the plan) with throughput ratios -> logs/gpu_check/gpu_check.json (1 GPU, ~6 min)
 	$(PY) scripts/bench/gpu_check.py --out logs/gpu_check

@@ -15,7 +15,8 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from reprolab.claims.evaluate import _matches, t_interval, verdict_for
+from reprolab.claims.evaluate import matches, verdict_for
+from reprolab.claims.intervals import t_interval
 from reprolab.claims.spec import load_claims
 from reprolab.results.markdown import write_block
 from reprolab.results.runs import find_runs
@@ -28,7 +29,7 @@ def record_means(runs, selectors: dict, metric: str) -> dict[str, float]:
     values: dict[str, list[float]] = defaultdict(list)
     for run in runs:
         value = run.metrics.get(metric)
-        if run.finished and _matches(run, selectors) and isinstance(value, int | float):
+        if run.finished and matches(run, selectors) and isinstance(value, int | float):
             values[str(run.get(RECORD))].append(float(value))
     return {record: statistics.fmean(v) for record, v in values.items()}
 
@@ -38,7 +39,7 @@ def claim_rows(runs, claims_file) -> list[str]:
     for claim in claims_file.claims:
         if claim.is_meta or not claim.paired or RECORD not in claim.pair_by:
             continue
-        scoped = [r for r in runs if _matches(r, claim.where)]
+        scoped = [r for r in runs if matches(r, claim.where)]
         treated = record_means(scoped, claim.treatment, claim.metric)
         base = record_means(scoped, claim.baseline, claim.metric)
         shared = sorted(set(treated) & set(base), key=int)

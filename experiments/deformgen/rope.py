@@ -92,7 +92,7 @@ class RopeSim:
     def energy(self, x: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
         """Kinetic + spring potential energy per rope, (B,)."""
         potential = sum(0.5 * k * ((length - rest) ** 2).sum(-1)
-                        for length, (_, rest, k) in zip(self.spring_lengths(x), self.springs))
+                        for length, (_, rest, k) in zip(self.spring_lengths(x), self.springs, strict=True))
         return 0.5 * self.p.mass * (v ** 2).sum((-1, -2)) + potential
 
     def step(self, x, v, held=None, grip_from=None, grip_to=None):

@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from reprolab.cli.errors import ConfigError
-from reprolab.tasks.base import Task
+from reprolab.tasks.base import StagedTask, Task
 
 
 class BehaviourCloningTask(Task):
@@ -73,22 +73,13 @@ class BehaviourCloningTask(Task):
             self.log(f"test/{key}", value, batch_size=1)
 
 
-class StateActionRegressionTask(Task):
+class StateActionRegressionTask(StagedTask):
     """Paper scale on the released LeRobot datasets: behaviour cloning state → action by mean squared error;
     the test metric is the held-out `test/action_mse` (closed-loop success needs the reference's simulator)."""
 
-    def _step(self, batch, stage: str):
+    def step(self, batch, stage: str):
         state, action = batch
         loss = F.mse_loss(self.model(state), action)
         self.log(f"{stage}/{'loss' if stage != 'test' else 'action_mse'}", loss, prog_bar=True, batch_size=len(state),
                  on_step=stage == "train", on_epoch=stage != "train")
         return loss
-
-    def training_step(self, batch, batch_idx):
-        return self._step(batch, "train")
-
-    def validation_step(self, batch, batch_idx):
-        self._step(batch, "val")
-
-    def test_step(self, batch, batch_idx):
-        self._step(batch, "test")

@@ -10,10 +10,10 @@ import torch
 import torch.nn.functional as F
 from torchmetrics.classification import BinaryAUROC
 
-from reprolab.tasks.base import Task
+from reprolab.tasks.base import StagedTask
 
 
-class ProbeTask(Task):
+class ProbeTask(StagedTask):
     def __init__(self, model, optimizer, scheduler=None):
         super().__init__(model, optimizer, scheduler)
         self.auroc = torch.nn.ModuleDict({s: BinaryAUROC() for s in ("train_", "val_", "test_")})
@@ -22,7 +22,7 @@ class ProbeTask(Task):
         x = self.trainer.datamodule.train_inputs()
         self.model.fit_inputs(x.to(self.device))
 
-    def _step(self, batch, stage: str):
+    def step(self, batch, stage: str):
         x, y = batch
         logits = self.model(x)
         loss = F.binary_cross_entropy_with_logits(logits, y.to(logits.dtype))
@@ -31,12 +31,3 @@ class ProbeTask(Task):
         self.log(f"{stage}/loss", loss, on_step=False, on_epoch=True)
         self.log(f"{stage}/auroc", auroc, on_step=False, on_epoch=True, prog_bar=True)
         return loss + self.model.penalty() if stage == "train" else loss
-
-    def training_step(self, batch, batch_idx):
-        return self._step(batch, "train")
-
-    def validation_step(self, batch, batch_idx):
-        self._step(batch, "val")
-
-    def test_step(self, batch, batch_idx):
-        self._step(batch, "test")

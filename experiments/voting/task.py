@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
-from pathlib import Path
 
 import torch
 import torch.nn.functional as F
@@ -22,24 +21,10 @@ from experiments.voting import axioms
 from experiments.voting.model import parameter_count
 from experiments.voting.rules import RULES, winner_lottery
 from reprolab.cli.errors import ConfigError
-from reprolab.run.finished_model import model_state
-from reprolab.run.folder import run_checkpoint
+from reprolab.run.finished_model import load_initial_weights
 from reprolab.tasks.base import Task
 
 CHECKS = ("condorcet", "condorcet_loser", "pareto", "participation", "monotonicity", "anonymity", "neutrality")
-
-
-def load_model_weights(model: torch.nn.Module, init_from: str) -> None:
-    """Weights from a finished run (its folder → the best checkpoint in metrics.json, else last.ckpt) or a .ckpt."""
-    path = Path(init_from)
-    if path.is_dir():
-        path = run_checkpoint(path)
-    if not path.is_file():
-        raise ConfigError(f"task.init_from: no checkpoint at '{path}'; run the imitation stage first (see experiments/voting/README.md)")
-    try:
-        model.load_state_dict(model_state(path))
-    except RuntimeError as err:
-        raise ConfigError(f"task.init_from='{init_from}' holds a different model: {str(err).splitlines()[0]}") from err
 
 
 class VotingTask(Task):
@@ -62,7 +47,7 @@ class VotingTask(Task):
         self.checks, self.pair, self.classic_rules = tuple(checks), tuple(pair), tuple(classic_rules)
         self.abstainers, self.train_abstainers = abstainers, train_abstainers
         if init_from:
-            load_model_weights(self.model, init_from)
+            load_initial_weights(self.model, init_from, to_make_it="run the imitation stage first (see experiments/voting/README.md)")
         self.sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0])
 
     # rules as lotteries -------------------------------------------------------------------------------

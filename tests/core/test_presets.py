@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hydra.errors import InstantiationException
 from hydra.utils import instantiate
 from omegaconf import open_dict
 
@@ -43,7 +44,12 @@ def test_preset_composes_and_instantiates(name, tmp_path):
     cfg = compose_preset(name, tmp_path, None)
     assert cfg.paper and cfg.setting and cfg.paper in cfg.tags, "a preset names its paper and setting in tags"
     instantiate(cfg.data)
-    task = build_task(cfg)
+    try:
+        task = build_task(cfg)
+    except InstantiationException as err:  # Hub weights not cached (agent_vlm); its class is tested on a tiny model
+        if not isinstance(err.__cause__, DatasetNotFoundError):
+            raise
+        pytest.skip(f"weights absent: {err.__cause__}")
     assert sum(p.numel() for p in task.parameters()) > 0 or isinstance(task, SklearnEstimatorTask)
 
 

@@ -8,7 +8,8 @@ import pytest
 
 from experiments.heteroskedastic.datasets import ENERGY_FILE, energy
 from reprolab.cli.errors import ConfigError, CorruptDataError
-from reprolab.cli.train import check_config, preset_options
+from reprolab.cli.override_hints import preset_options
+from reprolab.cli.train import check_config
 from reprolab.config.checks import check_targets, check_values
 from reprolab.config.compose import compose
 from reprolab.data.tables import read_numeric_csv

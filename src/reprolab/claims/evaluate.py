@@ -1,12 +1,7 @@
 """Evaluate a paper's claims on its runs: select each arm, pair by seed, a 95 % paired-t interval
 of the effect over seeds, and a verdict against the pre-registered threshold.
 
-Why paired t and not a bootstrap: claim checks have 3-10 seeds, where a bootstrap's resampling
-distribution takes only a handful of distinct values and its percentile interval is too narrow;
-the t interval is exact for normally distributed per-seed effects and honest about small n.
-A ratio effect is averaged on the log scale: the t interval of the per-seed log ratios, exponentiated,
-around their geometric mean, so a ratio's interval is never negative (pairs whose ratio is not positive
-are dropped and counted in the note).
+The intervals (paired t; a ratio's on the log scale) and why: claims/intervals.py.
 
 Verdicts, with d the direction (greater | less), `bar` the threshold and `ref` the no-effect value
 (0 for a difference, 1 for a ratio; for a single arm or a non-inferiority bar on the far side of
@@ -36,8 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from scipy import stats
-
+from reprolab.claims.intervals import log_t_interval, t_interval
 from reprolab.claims.spec import Claim, ClaimsError, ClaimsFile
 from reprolab.config.compose import REPO_ROOT
 from reprolab.results.plugins import apply_plugins, paper_plugins
@@ -47,7 +41,6 @@ REPRODUCES, WEAKER, DIRECTION_ONLY = "reproduces", "weaker than claimed", "direc
 DOES_NOT, INCONCLUSIVE, NOT_RUN = "does not reproduce", "inconclusive", "not run"
 HOLDS, FAILS = "holds", "fails"  # a sanity check's two outcomes
 VERDICTS = (REPRODUCES, WEAKER, DIRECTION_ONLY, INCONCLUSIVE, DOES_NOT, NOT_RUN)  # the order a summary lists them
-CONFIDENCE = 0.95
 
 
 @dataclass
@@ -84,24 +77,6 @@ class ClaimResult:
         return {"arm": self.claim.trivial, "verdict": t.verdict, "meets_bar": t.verdict == REPRODUCES,
                 "reason": t.reason, "n": t.n, "mean": t.mean, "ci": list(t.ci) if t.ci else None,
                 "pairs": t.pairs, "commits": t.commits}
-
-
-def t_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> tuple[float, float, float]:
-    """Mean and the two-sided Student-t interval of the mean (n >= 2)."""
-    n = len(values)
-    if n < 2:
-        raise ValueError("an interval needs at least 2 values")
-    mean = statistics.fmean(values)
-    half = stats.t.ppf(0.5 + confidence / 2, n - 1) * statistics.stdev(values) / math.sqrt(n)
-    return mean, mean - half, mean + half
-
-
-def log_t_interval(ratios: Sequence[float], confidence: float = CONFIDENCE) -> tuple[float, float, float]:
-    """Geometric mean and the t interval of the mean log ratio, exponentiated (every ratio > 0, n >= 2)."""
-    if any(r <= 0 for r in ratios):
-        raise ValueError("a log-scale interval needs positive ratios")
-    mean, low, high = t_interval([math.log(r) for r in ratios], confidence)
-    return math.exp(mean), math.exp(low), math.exp(high)
 
 
 def verdict_for(claim: Claim, mean: float, low: float, high: float) -> str:
@@ -146,11 +121,11 @@ def evaluate_claim(claim: Claim, folders: list[Path], cache: dict | None = None)
     if missing:
         return ClaimResult(claim, NOT_RUN, reason=f"no runs at {', '.join(missing)}")
     runs = _load(tuple(folders), cache if cache is not None else {})
-    runs = [r for r in runs if r.finished and _matches(r, claim.where)]
+    runs = [r for r in runs if r.finished and matches(r, claim.where)]
     arms = {"treatment": claim.treatment, **({"baseline": claim.baseline} if claim.paired else {})}
     chosen, selected = {}, {}
     for arm, selectors in arms.items():
-        arm_runs = [r for r in runs if _matches(r, selectors)]
+        arm_runs = [r for r in runs if matches(r, selectors)]
         if claim.best_of and arm_runs:
             arm_runs, selected[arm] = _best_of(arm_runs, claim.best_of)
             if not arm_runs:
@@ -247,7 +222,7 @@ def _load(folders: tuple[Path, ...], cache: dict) -> list[Run]:
     return cache[folders]
 
 
-def _matches(run: Run, selectors: dict[str, Any]) -> bool:
+def matches(run: Run, selectors: dict[str, Any]) -> bool:
     for key, wanted in selectors.items():
         options = wanted if isinstance(wanted, list | tuple) else [wanted]
         if not any(_same(run.get(key), option) for option in options):

@@ -1,11 +1,12 @@
 """What to do about an override Hydra could not apply: the nearest existing key for a typo (`trainer.max_step=5`
-→ `trainer.max_steps`), `~<group>` where a config group was set to null (`scheduler=null`), and one of `-m`,
-`--cfg`, `--info` where several were given; before Hydra parses them, an override written as a flag (`--seed 1`) or a
-preset named without `experiment=`."""
+→ `trainer.max_steps`), `~<group>` where a config group was set to null (`scheduler=null`), one of `-m`, `--cfg`,
+`--info` where several were given, and the presets near one Hydra cannot find; before Hydra parses them, an
+override written as a flag (`--seed 1`) or a preset named without `experiment=`."""
 
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Sequence
 
 from omegaconf import DictConfig
@@ -66,3 +67,23 @@ def _unknown_key_line(cause: BaseException | None, add: str = "+") -> str | None
     if close:
         return f"{text}; did you mean {' or '.join(prefix + c for c in close)}? ({add}{full_key}=… would add a new key)"
     return f"{text} (its keys: {', '.join(siblings)}); {add}{full_key}=… would add a new key"
+
+
+def preset_options(text: str) -> str:
+    """For an experiment preset Hydra cannot find (it lists no options of nested folders): the preset a file path
+    names (`conf/experiment/<paper>/<setting>.yaml`), the nearest name to a typo, and the paper's presets, or the
+    papers when the paper's folder does not exist either."""
+    found = re.search(r"Could not find 'experiment/([^']+)'", text)
+    if not found:
+        return ""
+    root, wanted = CONF_DIR / "experiment", found.group(1)
+    names = sorted(p.relative_to(root).with_suffix("").as_posix() for p in root.rglob("*.yaml"))
+    as_path = wanted.removesuffix(".yaml").rpartition("experiment/")[2]
+    if as_path in names:
+        return f" (that is a file path: write experiment={as_path})"
+    close = difflib.get_close_matches(wanted, names, n=1, cutoff=0.8)
+    nearest = f"; did you mean experiment={close[0]}?" if close else ""
+    paper = wanted.split("/")[0]
+    if (root / paper).is_dir():
+        return f"{nearest} (its presets: {', '.join(n for n in names if n.startswith(paper + '/'))})"
+    return f"{nearest} (papers with presets: {', '.join(sorted(p.name for p in root.iterdir() if p.is_dir()))})"

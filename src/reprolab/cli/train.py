@@ -6,9 +6,7 @@
 
 from __future__ import annotations
 
-import difflib
 import os
-import re
 import signal
 import sys
 from contextlib import nullcontext
@@ -35,7 +33,7 @@ from reprolab.cli.errors import (
     rejected_at_set_up,
 )
 from reprolab.cli.interrupt import exit_interrupted, was_interrupted, watch_sigint
-from reprolab.cli.override_hints import argument_error_line, override_error_line
+from reprolab.cli.override_hints import argument_error_line, override_error_line, preset_options
 from reprolab.config.checks import check_targets, check_values
 from reprolab.config.compose import CONF_DIR
 from reprolab.config.paths import other_checkout_warning
@@ -100,7 +98,8 @@ def user_overrides() -> list[str]:
     """The command line's overrides but the preset's name: what a value rejected at set-up is put down to."""
     if not HydraConfig.initialized():
         return []
-    return [o for o in HydraConfig.get().overrides.task if not o.startswith(("experiment=", "print_config="))]
+    task = OmegaConf.to_container(HydraConfig.get().overrides.task, resolve=False)  # `lr=${nope}` is text here
+    return [o for o in task if not o.startswith(("experiment=", "print_config="))]
 
 
 def resolved_config(cfg: DictConfig):
@@ -220,26 +219,6 @@ def _main(cfg: DictConfig) -> float | None:
             raise err from caught
         print(f"error: {one_line(err) if user_error else unexpected_line(err)}", file=sys.stderr)
         sys.exit(err.exit_code if user_error else 1)
-
-
-def preset_options(text: str) -> str:
-    """For an experiment preset Hydra cannot find (it lists no options of nested folders): the preset a file path
-    names (`conf/experiment/<paper>/<setting>.yaml`), the nearest name to a typo, and the paper's presets, or the
-    papers when the paper's folder does not exist either."""
-    found = re.search(r"Could not find 'experiment/([^']+)'", text)
-    if not found:
-        return ""
-    root, wanted = CONF_DIR / "experiment", found.group(1)
-    names = sorted(p.relative_to(root).with_suffix("").as_posix() for p in root.rglob("*.yaml"))
-    as_path = wanted.removesuffix(".yaml").rpartition("experiment/")[2]
-    if as_path in names:
-        return f" (that is a file path: write experiment={as_path})"
-    close = difflib.get_close_matches(wanted, names, n=1, cutoff=0.8)
-    nearest = f"; did you mean experiment={close[0]}?" if close else ""
-    paper = wanted.split("/")[0]
-    if (root / paper).is_dir():
-        return f"{nearest} (its presets: {', '.join(n for n in names if n.startswith(paper + '/'))})"
-    return f"{nearest} (papers with presets: {', '.join(sorted(p.name for p in root.iterdir() if p.is_dir()))})"
 
 
 _OURS = "REPROLAB_SET_HYDRA_FULL_ERROR"

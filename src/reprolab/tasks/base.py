@@ -30,3 +30,20 @@ class Task(L.LightningModule):
         if scheduler is None:
             return optimizer
         return {"optimizer": optimizer, "lr_scheduler": scheduler}
+
+
+class StagedTask(Task):
+    """A task whose training, validation and test steps are one `step(batch, stage)` with stage
+    "train" | "val" | "test"; the training step returns the loss."""
+
+    def step(self, batch, stage: str):
+        raise NotImplementedError(f"{type(self).__name__} must define step(batch, stage)")
+
+    def training_step(self, batch, batch_idx):
+        return self.step(batch, "train")
+
+    def validation_step(self, batch, batch_idx):
+        self.step(batch, "val")
+
+    def test_step(self, batch, batch_idx):
+        self.step(batch, "test")

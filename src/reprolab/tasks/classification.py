@@ -7,10 +7,10 @@ import torch.nn.functional as F
 from torchmetrics.classification import MulticlassAccuracy
 
 from reprolab.cli.errors import ConfigError
-from reprolab.tasks.base import Task
+from reprolab.tasks.base import StagedTask
 
 
-class ClassificationTask(Task):
+class ClassificationTask(StagedTask):
     def __init__(self, model, optimizer, scheduler=None, num_classes: int = 10, label_smoothing: float = 0.0):
         super().__init__(model, optimizer, scheduler)
         self.num_classes = num_classes
@@ -19,7 +19,7 @@ class ClassificationTask(Task):
             {stage: MulticlassAccuracy(num_classes, average="micro") for stage in ("train_", "val_", "test_")}
         )
 
-    def _step(self, batch, stage: str):
+    def step(self, batch, stage: str):
         images, labels = batch
         if images.ndim != 4 or labels.ndim != 1 or images.shape[0] != labels.shape[0]:
             raise ConfigError(
@@ -34,12 +34,3 @@ class ClassificationTask(Task):
         self.log(f"{stage}/loss", loss, on_step=on_step, on_epoch=True, prog_bar=True, sync_dist=not on_step)
         self.log(f"{stage}/acc", acc, on_step=False, on_epoch=True, prog_bar=True)
         return loss
-
-    def training_step(self, batch, batch_idx):
-        return self._step(batch, "train")
-
-    def validation_step(self, batch, batch_idx):
-        self._step(batch, "val")
-
-    def test_step(self, batch, batch_idx):
-        self._step(batch, "test")

@@ -10,7 +10,8 @@ import pytest
 import yaml
 
 from reprolab.claims import ClaimsError, evaluate_claims, load_claims
-from reprolab.claims.evaluate import log_t_interval, t_interval, verdict_for
+from reprolab.claims.evaluate import verdict_for
+from reprolab.claims.intervals import log_t_interval, t_interval
 from reprolab.claims.scorecard import render_scorecard
 from reprolab.claims.spec import Claim
 from reprolab.cli import claims as claims_cli

@@ -8,14 +8,7 @@ from experiments.darsm.channel import Channel, ImplicitARSM
 from experiments.darsm.model import NeuralARSM
 from experiments.darsm.solver import newton_solve
 
-
-@pytest.fixture(autouse=True)
-def float64_default():
-    """The solver's precision for this module's tests only (a module-level switch leaks into every later test)."""
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    yield
-    torch.set_default_dtype(previous)
+pytestmark = pytest.mark.usefixtures("float64_default")
 
 
 def _setup(seed=0):

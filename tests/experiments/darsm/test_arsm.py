@@ -7,14 +7,7 @@ import torch
 
 from experiments.darsm.arsm import WJ_CONSTANTS, pure_shear_anisotropy, solve_anisotropy
 
-
-@pytest.fixture(autouse=True)
-def float64_default():
-    """The solver's precision for this module's tests only (a module-level switch leaks into every later test)."""
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    yield
-    torch.set_default_dtype(previous)
+pytestmark = pytest.mark.usefixtures("float64_default")
 
 
 def _coeffs(n, **values):
