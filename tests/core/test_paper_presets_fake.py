@@ -51,7 +51,7 @@ TWO_STEPS = ["device=cpu", "logger=none", "print_config=false", "test_after_fit=
 SLOW = {"deltamomentum/fineweb_370m_adamw", "deltamomentum/fineweb_370m_delta",  # minutes, GBs: see the docstring
         "deltamomentum/fineweb_67m_adamw", "deltamomentum/fineweb_67m_delta",  # ~23 s each
         "degbins/nyuv2_x4", "degbins/nyuv2_x8", "degbins/nyuv2_x16",  # 17-50 s: 480x640 validation images
-        "apt/nyuv2",  # SegNet-MTAN at 288x384
+        "apt/nyuv2", "apt/cityscapes",  # SegNet-MTAN at 288x384 (nyuv2); cityscapes: ~35 s of one core
         "probes/mnist_transfer",  # 18 s: two MLPs read all 70,000 MNIST inputs
         "degradequery/pretrain_gin", "degradequery/main_gin"}  # 10 s each: GIN over every PROTAC graph
 

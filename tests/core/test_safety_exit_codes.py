@@ -55,3 +55,11 @@ def test_a_ddp_rank_inheriting_our_hydra_full_error_still_gives_one_line(monkeyp
     monkeypatch.delenv("REPROLAB_SET_HYDRA_FULL_ERROR", raising=False)
     with pytest.raises(RuntimeError, match="boom"):
         train.main()
+
+
+def test_the_installed_console_script_itself_exits_2_with_one_line(tmp_path):
+    """The other CLI tests fork the test worker (tests/core/cli.py); this one starts the installed entry point."""
+    result = run_cli("reprolab-train", f"hydra.run.dir={tmp_path}", "optimizer.lrr=0.1", env={"HYDRA_FULL_ERROR": None},
+                     fresh=True)
+    assert result.returncode == 2
+    assert "did you mean optimizer.lr?" in one_error_line(result)

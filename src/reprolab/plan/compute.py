@@ -136,7 +136,8 @@ def plan_job(preset: str, overrides: list[str]) -> dict:
             method, factor = f"fp32 × {BF16_ACTIVATIONS} (assumed: CPU bf16 step failed: {type(err).__name__})", BF16_ACTIVATIONS
             one, two = (measure_step_freed(preset, step_overrides, b) for b in batches)
     except Exception as err:  # noqa: BLE001 — a job that cannot be measured is reported, the others go on
-        return {"preset": preset, "overrides": overrides, "error": f"{type(err).__name__}: {str(err).splitlines()[0][:200]}"}
+        cause = err.__cause__ or err  # a constructor's own error, not Hydra's wrapper of it
+        return {"preset": preset, "overrides": overrides, "error": f"{type(cause).__name__}: {str(cause).splitlines()[0][:200]}"}
     return {"preset": preset, "overrides": overrides, **paper, **estimate(one, two, paper, batches, factor),
             "measure_batches": list(batches), "activation_method": method, **({"step_only": STEP_ONLY[preset]} if preset in STEP_ONLY else {}),
             "activation_bytes_by_dtype": two["activation_bytes_by_dtype"], "measure_cpu_s": one["cpu_s"] + two["cpu_s"]}

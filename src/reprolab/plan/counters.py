@@ -46,8 +46,14 @@ def saved_bytes_hook(store: dict, parameters=()):
     skip = {p.untyped_storage().data_ptr() for p in parameters}
 
     def pack(t):
-        if t.device.type != "meta" and t.untyped_storage().data_ptr() not in skip:
-            key = t.untyped_storage().data_ptr()
-            store.setdefault(key, (t.untyped_storage().nbytes(), str(t.dtype).removeprefix("torch.")))
+        if t.device.type == "meta":
+            return t
+        try:
+            storage = t.untyped_storage()
+            key = storage.data_ptr()
+        except RuntimeError:  # a torch.func transform's wrapper (the adjoint's vmap/jacrev): freed when it ends
+            return t
+        if key not in skip:
+            store.setdefault(key, (storage.nbytes(), str(t.dtype).removeprefix("torch.")))
         return t
     return pack
