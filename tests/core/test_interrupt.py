@@ -3,6 +3,7 @@ one (Lightning shuts down and exits 1); a typo in a key names the nearest one.""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 
@@ -25,7 +26,14 @@ def run_train_with(body: str) -> subprocess.CompletedProcess:
             "def fake_hydra_main():\n" + "".join(f"    {line}\n" for line in body.strip().splitlines()) +
             "train.hydra_main = fake_hydra_main\ntrain.main()\n")
     return subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=120,
-                          env={"PYTHONPATH": PYTHONPATH, "OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin"})
+                          env={"PYTHONPATH": PYTHONPATH, "OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin"},
+                          preexec_fn=ctrl_c_as_in_a_terminal)
+
+
+def ctrl_c_as_in_a_terminal() -> None:
+    """SIGINT's default disposition in the child, as in a terminal, also when the suite itself runs where the shell
+    ignores Ctrl-C (`make test &`): reprolab-train then leaves SIGINT alone, by design."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_ctrl_c_outside_and_inside_a_fit_exits_130_in_one_line():
