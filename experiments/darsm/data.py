@@ -10,6 +10,8 @@ from the fixed initial state; the cases are train Re_tau (also validation) and t
 
 from __future__ import annotations
 
+import functools
+
 import lightning as L
 import torch
 from torch.utils.data import DataLoader, Dataset
@@ -24,7 +26,14 @@ def truth_closure(a2: float, a1_damping: float, damping_re_t: float) -> Implicit
 
 
 def solve_truth_case(re_tau: float, n: int, stretch: float, truth: dict) -> dict:
-    """One truth profile: U, k, omega, the model-side features and the truth's anisotropy tensor."""
+    """One truth profile: U, k, omega, the model-side features and the truth's anisotropy tensor. Solved once per
+    process for each (Re_tau, grid, truth, dtype): a sweep worker's later jobs and later presets reuse it."""
+    return _solved_truth_case(float(re_tau), int(n), float(stretch), tuple(sorted(truth.items())), torch.get_default_dtype())
+
+
+@functools.lru_cache(maxsize=64)
+def _solved_truth_case(re_tau: float, n: int, stretch: float, truth_items: tuple, dtype: torch.dtype) -> dict:
+    truth = dict(truth_items)
     channel = Channel(re_tau, n=n, stretch=stretch, transport=TRANSPORT[truth["transport"]])
     closure = truth_closure(truth["a2"], truth["a1_damping"], truth["damping_re_t"])
     q, info = newton_solve(lambda q: channel.residual(q, closure), channel.initial_state())

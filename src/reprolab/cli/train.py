@@ -234,7 +234,19 @@ def main() -> None:
     main_one()
 
 
+MULTIRUN_FLAGS = ("-m", "--multirun")
+
+
+def multirun_flag_first(argv: list[str]) -> list[str]:
+    """`-m` moved before the overrides: Hydra's parser takes overrides on one side of it only, and `make claim-*
+    JOBS=2` puts the launcher's overrides before a recipe's `-m` (`reprolab-train hydra/launcher=parallel … -m …`)."""
+    if not any(a in MULTIRUN_FLAGS for a in argv[1:]):
+        return argv
+    return [argv[0], "-m", *(a for a in argv[1:] if a not in MULTIRUN_FLAGS)]
+
+
 def main_one() -> None:
+    sys.argv = multirun_flag_first(sys.argv)
     wrong = argument_error_line(sys.argv[1:], "reprolab-train")
     if wrong:
         print(f"error: {wrong}; see `reprolab-train --help`", file=sys.stderr)

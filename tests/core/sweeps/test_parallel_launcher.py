@@ -70,3 +70,19 @@ def test_ctrl_c_stops_the_workers_and_a_rerun_finishes_the_rest(tmp_path):
     assert rerun.returncode == 0, rerun.stderr[-2000:]
     assert f"sweep jobs: {len(finished)} skipped" in rerun.stdout
     assert len(list(tmp_path.glob("*/metrics.json"))) == 6
+
+
+def test_the_launcher_overrides_before_the_multirun_flag_as_make_claim_jobs_2_writes_them(tmp_path):
+    """`make claim-* JOBS=2` runs `reprolab-train hydra/launcher=parallel hydra.launcher.n_jobs=2 -m …`: Hydra's
+    parser alone refuses overrides on both sides of `-m`."""
+    done = run_cli("reprolab-train", *PARALLEL, *SWEEP, f"hydra.sweep.dir={tmp_path}")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Launching 4 jobs, 2 at a time" in done.stderr + done.stdout
+    assert len(list(tmp_path.glob("*/metrics.json"))) == 4
+
+
+def test_make_claim_recipes_put_the_launcher_where_reprolab_train_takes_it():
+    recipe = subprocess.run(["make", "-n", "--no-print-directory", "claim-degbins", "JOBS=2", "VENV=.venv"], cwd=REPO_ROOT,
+                            capture_output=True, text=True, check=True).stdout
+    line = next(line for line in recipe.splitlines() if "reprolab-train" in line)
+    assert "hydra/launcher=parallel hydra.launcher.n_jobs=2" in line and " -m " in line
