@@ -2,10 +2,10 @@
 at temperature τ, with k set per question so that the samples spend the tokens another scaffold spent on it.
 
 Budget B_q = the tokens of `match` (e.g. `decomposed`) on question q; one monolithic sample costs t_q tokens;
-k_q = max(1, ⌊B_q / t_q⌋) (a fixed `samples=k` instead gives every question k). `majority@k` answers with the
+k_q = ⌈B_q / t_q⌉, so the baseline never spends fewer tokens than the scaffold it is matched to (a win of that
+scaffold is then conservative; a fixed `samples=k` instead gives every question k). `majority@k` answers with the
 most frequent answer set; `best@k` with the sample of highest F1 against the gold answer: an oracle selector, the
-ceiling of any reranker at that budget. When one sample already costs more than B_q, k = 1 and the baseline spends
-more than the scaffold it is matched to (the token columns say so).
+ceiling of any reranker at that budget. The token columns give what each arm really spent.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from experiments.dolores.scaffolds import Outcome, monolithic
 
 
 def sample_counts(budgets: list[int], first_sample_tokens: list[int]) -> list[int]:
-    return [max(1, budget // max(1, cost)) for budget, cost in zip(budgets, first_sample_tokens, strict=True)]
+    return [max(1, -(-budget // max(1, cost))) for budget, cost in zip(budgets, first_sample_tokens, strict=True)]
 
 
 def voted(reader, fmt, world, records: list[dict], budgets: list[int] | None, samples: int, temperature: float,

@@ -2,8 +2,10 @@
 skill, learned once; the scaffolds compose it at inference).
 
 Each example: 1..`max_articles` articles of people drawn from the name pool with random facts, then
-1..`max_questions` 1-hop questions about them, `Q s r ? A o <eos>`; the loss is on `o <eos>` only (the earlier
-answered questions are a growing context, as the sequential scaffold and a worked example write one). No eval
+1..`max_questions` 1-hop questions about them, `Q s r ? A o <eos>` (the earlier answered questions are a growing
+context, as the sequential scaffold and a worked example write one). Validation and test score the answers `o <eos>`
+only; training (`train_targets`) scores them only, or every token (`all`: a denser signal, the articles' repeated
+subjects teach the copying the answers need; a pilot's answer loss sat on a plateau for 200 steps without it). No eval
 fact leaks in: any drawn (s, r, o) that holds in an evaluation universe (`leak_guard`) is redrawn, so the LM
 cannot have memorised any hop of an evaluation question and must read the context (`leaked_facts` counts them).
 Batch i is drawn by a generator seeded (seed, split, i): runs repeat exactly.
@@ -54,8 +56,9 @@ def encode_example(tokenizer, context: str, asked) -> tuple[list[int], list[bool
 
 
 def leak_guard(universes: list[dict]) -> set:
-    """Every fact of the evaluation universes (`{people, seed}` each): what training must never state."""
-    return set().union(*(Universe(u["people"], u["seed"]).all_facts() for u in universes)) if universes else set()
+    """Every fact of the evaluation universes (`{people, seed, pool}` each): what training must never state."""
+    return set().union(*(Universe(u["people"], u["seed"], u.get("pool", 600)).all_facts() for u in universes)) \
+        if universes else set()
 
 
 def leaked_facts(facts: list[tuple[str, str, str]], forbidden: set) -> int:
@@ -64,8 +67,8 @@ def leaked_facts(facts: list[tuple[str, str, str]], forbidden: set) -> int:
 
 class OneHopBatches(Dataset):
     def __init__(self, tokenizer, batches: int, batch_size: int, seed, split: str, forbidden: set, pool: int,
-                 max_articles: int, max_questions: int):
-        self.tokenizer, self.batches, self.batch_size = tokenizer, batches, batch_size
+                 max_articles: int, max_questions: int, targets: str = "answers"):
+        self.tokenizer, self.batches, self.batch_size, self.targets = tokenizer, batches, batch_size, targets
         self.seed, self.split, self.forbidden = seed, split, forbidden
         self.pool, self.max_articles, self.max_questions = name_pool(pool), max_articles, max_questions
 
@@ -77,9 +80,10 @@ class OneHopBatches(Dataset):
         items = [encode_example(self.tokenizer, *draw_example(rng, self.pool, self.max_articles, self.max_questions,
                                                               self.forbidden)[1:])
                  for _ in range(self.batch_size)]
-        tokens, _ = right_pad([t for t, _ in items], self.tokenizer.pad_id)
+        tokens, mask = right_pad([t for t, _ in items], self.tokenizer.pad_id)
         answer, _ = right_pad([[int(a) for a in m] for _, m in items], 0)
-        targets = tokens[:, 1:].masked_fill(~answer[:, 1:].bool(), -100)
+        scored = answer[:, 1:].bool() if self.targets == "answers" else mask[:, 1:].bool()
+        targets = tokens[:, 1:].masked_fill(~scored, -100)
         return tokens[:, :-1], targets
 
 
@@ -88,10 +92,13 @@ class OneHopQADataModule(L.LightningDataModule):
 
     def __init__(self, tokenizer, batch_size: int = 32, train_batches: int = 1000, eval_batches: int = 4,
                  max_articles: int = 8, max_questions: int = 3, pool: int = 600, seed: int = 0,
-                 leak_guard_universes: list | None = None):
+                 leak_guard_universes: list | None = None, train_targets: str = "all"):
         super().__init__()
         if batch_size < 1 or train_batches < 1 or max_articles < 1 or max_questions < 1:
             raise ConfigError("data.batch_size, train_batches, max_articles and max_questions must be >= 1")
+        if train_targets not in ("answers", "all"):
+            raise ConfigError(f"data.train_targets={train_targets!r}; choose answers or all")
+        self.train_targets = train_targets
         self.tokenizer, self.batch_size, self.train_batches = tokenizer, batch_size, train_batches
         self.eval_batches, self.seed, self.pool = eval_batches, seed, pool
         self.max_articles, self.max_questions = max_articles, max_questions
@@ -99,7 +106,8 @@ class OneHopQADataModule(L.LightningDataModule):
 
     def _loader(self, split: str, batches: int):
         dataset = OneHopBatches(self.tokenizer, batches, self.batch_size, self.seed, split, self.forbidden, self.pool,
-                                self.max_articles, self.max_questions)
+                                self.max_articles, self.max_questions,
+                                self.train_targets if split == "train" else "answers")
         return DataLoader(dataset, batch_size=None)
 
     def train_dataloader(self):

@@ -18,7 +18,7 @@ import networkx as nx
 
 from reprolab.cli.errors import ConfigError
 
-RELATIONS = ("boss", "friend", "rival")
+RELATIONS = ("boss", "friend")
 ATTRIBUTES = {"hobby": ("chess", "golf", "opera", "poetry", "rowing", "sailing", "tennis", "yoga"),
               "job": ("baker", "chemist", "judge", "nurse", "pilot", "tailor", "teacher", "welder")}
 CONSONANTS, VOWELS = "bdfgklmnprstvz", "aeiou"

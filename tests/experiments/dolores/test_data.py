@@ -17,7 +17,7 @@ from reprolab.cli.errors import ConfigError, DatasetNotFoundError
 def test_word_tokenizer_round_trip_and_unknown_word():
     tok, name = WordTokenizer(), name_pool(600)[0]
     ids = tok.encode(f"Q {name} boss ? A")
-    assert tok.vocab_size == 628 and len(ids) == 5 and tok.decode(ids) == f"Q {name} boss ? A"
+    assert tok.vocab_size == 627 and len(ids) == 5 and tok.decode(ids) == f"Q {name} boss ? A"
     assert tok.encode("<eos>") == [tok.eos_id] and tok.decode([tok.bos_id, *ids, tok.eos_id]) == f"Q {name} boss ? A"
     with pytest.raises(ConfigError, match="not in the toy universe's vocabulary"):
         tok.encode("Who is Bako?")
@@ -26,7 +26,7 @@ def test_word_tokenizer_round_trip_and_unknown_word():
 def test_no_fact_of_the_evaluation_universe_is_ever_drawn_for_training():
     universe = Universe(50, seed=1)
     forbidden = leak_guard([{"people": 50, "seed": 1}])
-    assert forbidden == universe.all_facts() and len(forbidden) == 50 * 5
+    assert forbidden == universe.all_facts() and len(forbidden) == 50 * 4
     rng = random.Random(0)
     # the eval universe's own people as the only training subjects: every fact is at risk of leaking
     people = tuple(universe.people)

@@ -23,8 +23,9 @@ def test_claim_arms_change_only_the_scaffold(arm):
     assert cfg.trainer.max_epochs == 0 and cfg.setting == f"{arm}_cpu" and cfg.data.people == 50
     expected = {"nomodel": "decomposed", "majority_matched": "majority", "best_matched": "best"}.get(arm, arm)
     assert cfg.task.scaffold == expected and cfg.task.worked_example == (arm != "nomodel")
-    assert {"people": cfg.data.universe_seed and 50, "seed": cfg.data.universe_seed} in \
-        [dict(u) for u in compose(["experiment=dolores/reader_cpu"]).data.leak_guard_universes]
+    guarded = compose(["experiment=dolores/reader_cpu"]).data.leak_guard_universes
+    assert {"people": cfg.data.people, "seed": cfg.data.universe_seed, "pool": cfg.data.pool} in \
+        [{k: u[k] for k in ("people", "seed", "pool")} for u in guarded]
 
 
 def test_reader_vocabulary_matches_the_tokenizer():

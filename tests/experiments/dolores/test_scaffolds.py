@@ -81,10 +81,10 @@ def test_decomposed_tokens_are_one_thread_per_hop_counted_by_hand(world):
     (record,) = [r for r in world.records(per_hop=1, max_hops=3, context_articles=6, seed=2) if r["hops"] == 3]
     fmt = ToyFormat()
     (outcome,) = decomposed(OracleReader(), fmt, world, [record], worked_example=False)
-    # each thread: BOS + one article (5 facts x 4 words) + 'Q s r ? A' (5) + answer + EOS
-    assert outcome.tokens == 3 * (1 + 20 + 5 + 1 + 1)
+    # each thread: BOS + one article (4 facts x 4 words) + 'Q s r ? A' (5) + answer + EOS
+    assert outcome.tokens == 3 * (1 + 16 + 5 + 1 + 1)
     (with_demo,) = decomposed(OracleReader(), fmt, world, [record], worked_example=True)
-    assert with_demo.tokens == outcome.tokens + 3 * (20 + 7)     # + the demo article and its answered question
+    assert with_demo.tokens == outcome.tokens + 3 * (16 + 7)     # + the demo article and its answered question
 
 
 def test_a_broken_chain_is_a_premature_stop(world):
@@ -94,7 +94,7 @@ def test_a_broken_chain_is_a_premature_stop(world):
 
 
 def test_token_matched_votes_spend_the_matched_budget():
-    assert sample_counts([100, 30, 250], [40, 40, 50]) == [2, 1, 5]
+    assert sample_counts([100, 30, 250, 0], [40, 40, 50, 9]) == [3, 1, 5, 1]   # ⌈B / t⌉, at least 1
     world = ToyWorld(Universe(6, seed=0))
     (record,) = world.records(per_hop=1, max_hops=1, context_articles=4, seed=0)
     gold, wrong = record["answer"][0], "Nobody"
