@@ -104,9 +104,14 @@ class PhantomWikiDataModule(L.LightningDataModule):
     def __init__(self, data_dir: str, size: int = 50, seed: int = 1, limit: int | None = None, batch_size: int = 16,
                  worked_example: list[str] | None = None, context_articles: int | None = None):
         super().__init__()
-        self.world = PhantomWorld(load_split(data_dir, "text-corpus", size, seed), worked_example, context_articles)
-        self.records = records(load_split(data_dir, "question-answer", size, seed))[:limit]
-        self.batch_size = batch_size
+        self.data_dir, self.size, self.seed, self.limit, self.batch_size = data_dir, size, seed, limit, batch_size
+        self.worked_example, self.context_articles = worked_example, context_articles
+        split_name(size, seed)   # a bad size or seed fails at construction
+
+    def setup(self, stage: str | None = None) -> None:
+        corpus = load_split(self.data_dir, "text-corpus", self.size, self.seed)
+        self.world = PhantomWorld(corpus, self.worked_example, self.context_articles)
+        self.records = records(load_split(self.data_dir, "question-answer", self.size, self.seed))[:self.limit]
 
     def test_dataloader(self):
         return DataLoader(self.records, batch_size=self.batch_size, collate_fn=listed)

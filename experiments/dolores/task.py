@@ -38,8 +38,9 @@ class ScaffoldTask(Task):
         self.match, self.samples, self.temperature = match, samples, temperature
         self.rows: list[dict] = []
 
-    def training_step(self, batch, batch_idx):  # test-only: never called with max_epochs 0
-        raise ConfigError("the scaffold task is test-only: keep trainer.max_epochs=0")
+    def training_step(self, batch, batch_idx):
+        """Nothing to train (max_epochs 0 never calls it; a fast_dev_run does): no loss, no optimizer step."""
+        return None
 
     def answer(self, world, records: list[dict]):
         """Outcomes in `records`' order; a question without a parsed path (PhantomWiki's count and aggregate

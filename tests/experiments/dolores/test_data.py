@@ -70,11 +70,12 @@ def phantomwiki_fixture(root):
 
 def test_phantomwiki_loader_reads_the_saved_splits(tmp_path):
     dm = PhantomWikiDataModule(str(phantomwiki_fixture(tmp_path)), size=50, seed=1)
+    dm.setup("test")
     first, second = dm.records
     assert first["subject"] == "Ann Lee" and first["chain"] == ["friend", "hobby"] and first["hops"] == 2
     assert second["chain"] is None and dm.world.has_article("Bo Ray") and "chess" in dm.world.article("Bo Ray")
     with pytest.raises(DatasetNotFoundError, match="make data-phantomwiki"):
-        PhantomWikiDataModule(str(tmp_path / "nowhere"), size=50, seed=1)
+        PhantomWikiDataModule(str(tmp_path / "nowhere"), size=50, seed=1).setup("test")
 
 
 def test_download_saves_where_the_loader_reads(tmp_path):
@@ -88,4 +89,6 @@ def test_download_saves_where_the_loader_reads(tmp_path):
 
     download(tmp_path / "data", 50, 1, load_dataset=from_hub)
     assert asked == [("kilian-group/phantom-wiki-v1", c, "depth_20_size_50_seed_1") for c in ("text-corpus", "question-answer")]
-    assert len(PhantomWikiDataModule(str(tmp_path / "data"), size=50, seed=1).records) == 2
+    dm = PhantomWikiDataModule(str(tmp_path / "data"), size=50, seed=1)
+    dm.setup("test")
+    assert len(dm.records) == 2
