@@ -1,0 +1,121 @@
+"""The small LM's training data: 1-hop questions over short contexts of freshly drawn people (DOLORES's sub-agent
+skill, learned once; the scaffolds compose it at inference).
+
+Each example: 1..`max_articles` articles of people drawn from the name pool with random facts, then
+1..`max_questions` 1-hop questions about them, `Q s r ? A o <eos>` (the earlier answered questions are a growing
+context, as the sequential scaffold and a worked example write one). Validation and test score the answers `o <eos>`
+only; training (`train_targets`) scores them only, or every token (`all`: a denser signal, the articles' repeated
+subjects teach the copying the answers need; a pilot's answer loss sat on a plateau for 200 steps without it). No eval
+fact leaks in: any drawn (s, r, o) that holds in an evaluation universe (`leak_guard`) is redrawn, so the LM
+cannot have memorised any hop of an evaluation question and must read the context (`leaked_facts` counts them).
+Batch i is drawn by a generator seeded (seed, split, i): runs repeat exactly.
+"""
+
+from __future__ import annotations
+
+import random
+
+import lightning as L
+from torch.utils.data import DataLoader, Dataset
+
+from experiments.dolores.universe import ATTRIBUTES, RELATIONS, Universe, name_pool
+from experiments.dolores.world import article_text
+from reprolab.cli.errors import ConfigError
+from reprolab.lm.sampling import right_pad
+
+
+def draw_example(rng: random.Random, pool: tuple[str, ...], max_articles: int, max_questions: int,
+                 forbidden: set) -> tuple[list[tuple[str, str, str]], str, list[tuple[str, str, str]]]:
+    """(every fact drawn, the prompt text, the asked facts)."""
+    people = rng.sample(pool, rng.randint(1, max_articles))
+    articles, facts = [], []
+    for person in people:
+        own = []
+        for key in [*RELATIONS, *ATTRIBUTES]:
+            values = ATTRIBUTES.get(key) or pool
+            obj = rng.choice(values)
+            while (person, key, obj) in forbidden or obj == person:
+                obj = rng.choice(values)
+            own.append((person, key, obj))
+        rng.shuffle(own)
+        articles.append(article_text(own))
+        facts += own
+    asked = [rng.choice(facts) for _ in range(rng.randint(1, max_questions))]
+    return facts, " ".join(articles), asked
+
+
+def encode_example(tokenizer, context: str, asked) -> tuple[list[int], list[bool]]:
+    tokens, is_answer = [tokenizer.bos_id, *tokenizer.encode(context)], []
+    is_answer = [False] * len(tokens)
+    for s, r, o in asked:
+        question = tokenizer.encode(f"Q {s} {r} ? A")
+        answer = [*tokenizer.encode(o), tokenizer.eos_id]
+        tokens += question + answer
+        is_answer += [False] * len(question) + [True] * len(answer)
+    return tokens, is_answer
+
+
+def leak_guard(universes: list[dict]) -> set:
+    """Every fact of the evaluation universes (`{people, seed, pool}` each): what training must never state."""
+    return set().union(*(Universe(u["people"], u["seed"], u.get("pool", 600)).all_facts() for u in universes)) \
+        if universes else set()
+
+
+def leaked_facts(facts: list[tuple[str, str, str]], forbidden: set) -> int:
+    return sum(fact in forbidden for fact in facts)
+
+
+class OneHopBatches(Dataset):
+    def __init__(self, tokenizer, batches: int, batch_size: int, seed, split: str, forbidden: set, pool: int,
+                 max_articles: int, max_questions: int, targets: str = "answers"):
+        self.tokenizer, self.batches, self.batch_size, self.targets = tokenizer, batches, batch_size, targets
+        self.seed, self.split, self.forbidden = seed, split, forbidden
+        self.pool, self.max_articles, self.max_questions = name_pool(pool), max_articles, max_questions
+
+    def __len__(self) -> int:
+        return self.batches
+
+    def __getitem__(self, i: int):
+        rng = random.Random(f"{self.seed}-{self.split}-{i}")
+        items = [encode_example(self.tokenizer, *draw_example(rng, self.pool, self.max_articles, self.max_questions,
+                                                              self.forbidden)[1:])
+                 for _ in range(self.batch_size)]
+        tokens, mask = right_pad([t for t, _ in items], self.tokenizer.pad_id)
+        answer, _ = right_pad([[int(a) for a in m] for _, m in items], 0)
+        scored = answer[:, 1:].bool() if self.targets == "answers" else mask[:, 1:].bool()
+        targets = tokens[:, 1:].masked_fill(~scored, -100)
+        return tokens[:, :-1], targets
+
+
+class OneHopQADataModule(L.LightningDataModule):
+    """Train: `train_batches` drawn batches; val/test: `eval_batches` fixed batches each (other seeds)."""
+
+    def __init__(self, tokenizer, batch_size: int = 32, train_batches: int = 1000, eval_batches: int = 4,
+                 max_articles: int = 8, max_questions: int = 3, pool: int = 600, seed: int = 0,
+                 leak_guard_universes: list | None = None, train_targets: str = "all"):
+        super().__init__()
+        if batch_size < 1 or train_batches < 1 or max_articles < 1 or max_questions < 1:
+            raise ConfigError("data.batch_size, train_batches, max_articles and max_questions must be >= 1")
+        if train_targets not in ("answers", "all"):
+            raise ConfigError(f"data.train_targets={train_targets!r}; choose answers or all")
+        self.train_targets = train_targets
+        self.tokenizer, self.batch_size, self.train_batches = tokenizer, batch_size, train_batches
+        self.eval_batches, self.seed, self.pool = eval_batches, seed, pool
+        self.max_articles, self.max_questions = max_articles, max_questions
+        self.forbidden = leak_guard([dict(u) for u in leak_guard_universes or []])
+
+    def _loader(self, split: str, batches: int):
+        dataset = OneHopBatches(self.tokenizer, batches, self.batch_size, self.seed, split, self.forbidden, self.pool,
+                                self.max_articles, self.max_questions,
+                                self.train_targets if split == "train" else "answers")
+        return DataLoader(dataset, batch_size=None)
+
+    def train_dataloader(self):
+        return self._loader("train", self.train_batches)
+
+    def val_dataloader(self):
+        return self._loader("val", self.eval_batches)
+
+    def test_dataloader(self):
+        return self._loader("test", self.eval_batches)
+

@@ -1,0 +1,94 @@
+"""The reader's training data (no evaluation fact leaks in; loss on answers only), the tokenizer, and the PhantomWiki
+loader on a tiny local fixture saved the way `make data-phantomwiki` saves the real one."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from experiments.dolores.phantomwiki import PhantomWikiDataModule, download, parse_path, split_name
+from experiments.dolores.qa_data import OneHopBatches, draw_example, encode_example, leak_guard, leaked_facts
+from experiments.dolores.tokenizer import WordTokenizer
+from experiments.dolores.universe import Universe, name_pool
+from reprolab.cli.errors import ConfigError, DatasetNotFoundError
+
+
+def test_word_tokenizer_round_trip_and_unknown_word():
+    tok, name = WordTokenizer(), name_pool(600)[0]
+    ids = tok.encode(f"Q {name} boss ? A")
+    assert tok.vocab_size == 627 and len(ids) == 5 and tok.decode(ids) == f"Q {name} boss ? A"
+    assert tok.encode("<eos>") == [tok.eos_id] and tok.decode([tok.bos_id, *ids, tok.eos_id]) == f"Q {name} boss ? A"
+    with pytest.raises(ConfigError, match="not in the toy universe's vocabulary"):
+        tok.encode("Who is Bako?")
+
+
+def test_no_fact_of_the_evaluation_universe_is_ever_drawn_for_training():
+    universe = Universe(50, seed=1)
+    forbidden = leak_guard([{"people": 50, "seed": 1}])
+    assert forbidden == universe.all_facts() and len(forbidden) == 50 * 4
+    rng = random.Random(0)
+    # the eval universe's own people as the only training subjects: every fact is at risk of leaking
+    people = tuple(universe.people)
+    drawn = [f for _ in range(400) for f in draw_example(rng, people, 4, 2, forbidden)[0]]
+    assert leaked_facts(drawn, forbidden) == 0
+    unguarded = [f for _ in range(400) for f in draw_example(rng, people, 4, 2, set())[0]]
+    assert leaked_facts(unguarded, forbidden) > 0          # the guard is what keeps them out
+
+
+def test_training_targets_are_the_answer_and_eos_only():
+    tok, (a, b) = WordTokenizer(), name_pool(600)[:2]
+    tokens, is_answer = encode_example(tok, f"{a} boss {b} .", [(a, "boss", b)])
+    assert tok.decode(tokens) == f"{a} boss {b} . Q {a} boss ? A {b}"
+    assert [tok.words[t] for t, m in zip(tokens, is_answer, strict=True) if m] == [b, "<eos>"]
+    x, y = OneHopBatches(tok, 2, 4, 0, "train", set(), 600, 8, 3)[1]
+    assert x.shape == y.shape and x.shape[1] <= 255
+    answers = y[y != -100]
+    assert (answers == tok.eos_id).sum() >= 4 and (answers > tok.eos_id).sum() == (answers == tok.eos_id).sum()
+
+
+def test_phantomwiki_questions_parse_into_paths():
+    assert parse_path("Who is the nephew of the friend of Dino Beltran?") == ("Dino Beltran", ["friend", "nephew"])
+    assert parse_path("What is the hobby of Ann Lee?") == ("Ann Lee", ["hobby"])
+    assert parse_path("How many children does Ann Lee have?") is None
+    with pytest.raises(ConfigError, match="sizes"):
+        split_name(60, 1)
+
+
+def phantomwiki_fixture(root):
+    """A two-article universe saved with datasets.save_to_disk, as download() saves the real splits."""
+    datasets = pytest.importorskip("datasets")
+    split = split_name(50, 1)
+    corpus = [{"title": "Ann Lee", "article": "# Ann Lee\n\nThe friend of Ann Lee is Bo Ray."},
+              {"title": "Bo Ray", "article": "# Bo Ray\n\nThe hobby of Bo Ray is chess."}]
+    qa = [{"id": "a", "question": "What is the hobby of the friend of Ann Lee?", "answer": ["chess"], "difficulty": 2},
+          {"id": "b", "question": "How many friends does Bo Ray have?", "answer": ["0"], "difficulty": 1}]
+    datasets.Dataset.from_list(corpus).save_to_disk(str(root / "phantomwiki" / "text-corpus" / split))
+    datasets.Dataset.from_list(qa).save_to_disk(str(root / "phantomwiki" / "question-answer" / split))
+    return root
+
+
+def test_phantomwiki_loader_reads_the_saved_splits(tmp_path):
+    dm = PhantomWikiDataModule(str(phantomwiki_fixture(tmp_path)), size=50, seed=1)
+    dm.setup("test")
+    first, second = dm.records
+    assert first["subject"] == "Ann Lee" and first["chain"] == ["friend", "hobby"] and first["hops"] == 2
+    assert second["chain"] is None and dm.world.has_article("Bo Ray") and "chess" in dm.world.article("Bo Ray")
+    with pytest.raises(DatasetNotFoundError, match="make data-phantomwiki"):
+        PhantomWikiDataModule(str(tmp_path / "nowhere"), size=50, seed=1).setup("test")
+
+
+def test_download_saves_where_the_loader_reads(tmp_path):
+    datasets = pytest.importorskip("datasets")
+    fixture = phantomwiki_fixture(tmp_path / "hub")
+    asked = []
+
+    def from_hub(repo, config, split, revision=None):   # stands in for the Hub (no network here)
+        asked.append((repo, config, split))
+        return datasets.load_from_disk(str(fixture / "phantomwiki" / config / split))
+
+    download(tmp_path / "data", 50, 1, load_dataset=from_hub)
+    assert asked == [("kilian-group/phantom-wiki-v1", c, "depth_20_size_50_seed_1") for c in ("text-corpus", "question-answer")]
+    dm = PhantomWikiDataModule(str(tmp_path / "data"), size=50, seed=1)
+    dm.setup("test")
+    assert len(dm.records) == 2
