@@ -34,6 +34,7 @@ from reprolab.cli.errors import ConfigError, DatasetNotFoundError
 from reprolab.lm.environments.base import Environment, Reply
 
 OK, ERR, BAD = ":ok>", ":err>", ":bad>"
+EXCLUDE = ("prompt", "intent", "none")
 TEST_INTENTS = Path(__file__).parent / "data" / "bfcl_intents.yaml"
 
 
@@ -67,7 +68,9 @@ class Counters:
 class ToolCallingEnvironment(Environment):
     def __init__(self, max_turns: int = 8, tool_lie: float = 0.0, user_lie: float = 0.0, judge_flip: float = 0.0,
                  judge: str = "simulated", val_tasks: int = 16, test_intents: str = str(TEST_INTENTS),
-                 test_distractors: int = 2, exclude_test_intents: bool = True, seed: int = 0):
+                 test_distractors: int = 2, exclude: str = "prompt", seed: int = 0):
+        if exclude not in EXCLUDE:
+            raise ConfigError(f"environment.exclude={exclude!r}; choose one of {', '.join(EXCLUDE)}")
         if max_turns < 1 or val_tasks < 1 or not 0 <= test_distractors <= LIMITS.distractors:
             raise ConfigError(f"environment.max_turns and val_tasks must be >= 1 and test_distractors in "
                               f"0..{LIMITS.distractors}")
@@ -75,9 +78,15 @@ class ToolCallingEnvironment(Environment):
         self.max_turns, self.val_tasks, self.test_distractors = max_turns, val_tasks, test_distractors
         self.simulator = NoisySimulator(tool_lie, user_lie, judge_flip, judge, seed)
         self.test_intents = held_out_intents(test_intents)
-        self.generator = TaskGenerator([t["intent"] for t in self.test_intents] if exclude_test_intents else ())
+        self.generator = TaskGenerator(exclude=self.held_out_texts(exclude), key=exclude)
         self.counters = Counters()
         self.live: dict[tuple, dict] = {}   # (uid, calls so far) -> backends in that state
+
+    def held_out_texts(self, exclude: str) -> list[str]:
+        """What a generated task must not equal: the held-out prompts the policy will see, or their intents."""
+        if exclude == "none":
+            return []
+        return [self.test_record(t)[exclude] for t in self.test_intents]
 
     # --- tasks -------------------------------------------------------------------------------------------------
     def records(self, split: str) -> list[dict]:

@@ -4,9 +4,10 @@ A task is an intent (intents.py) over fresh slots, the names bound to them, a Go
 which the intent makes sense (files to show exist, files to create do not), and the gold calls (the expert's plan
 as BFCL calls). Difficulty has four dimensions (the issue's): `chain` clauses (1-3), `distractors` extra tool names
 in the tool list (0-3), `missing` an argument left out for the user to give (0-1), `errors` tool calls that fail
-once and must be retried (0-2). Names come from a syllable pool with no BFCL name in it, and an intent equal to a
-held-out test intent is never generated (`exclude`): the policy sees only the intent, so this is what keeps the
-test tasks out of training (tests/experiments/trustee/test_generator.py checks both).
+once and must be retried (0-2). Names come from a syllable pool with no BFCL name in it (so no BFCL state, name or
+gold call is ever in a training task), and a prompt equal to a held-out task's prompt is never generated
+(`environment.exclude=prompt`; `intent` also keeps out every held-out intent skeleton, a compositional split not
+run in the claim). tests/experiments/trustee/test_tasks_and_curriculum.py checks both.
 """
 
 from __future__ import annotations
@@ -61,10 +62,11 @@ def prompt_of(header: str, intent: str) -> str:
 
 
 class TaskGenerator:
-    """`task(difficulty, rng)` -> a training task record; `exclude`: intents never to generate (the test's)."""
+    """`task(difficulty, rng)` -> a training task record; `exclude`: what a task's `key` ("prompt": the text the
+    policy reads, or "intent") must never equal (the held-out tasks')."""
 
-    def __init__(self, exclude: tuple[str, ...] | list[str] = (), max_tries: int = 200):
-        self.exclude, self.max_tries = set(exclude), max_tries
+    def __init__(self, exclude: tuple[str, ...] | list[str] = (), key: str = "intent", max_tries: int = 200):
+        self.exclude, self.key, self.max_tries = set(exclude), key, max_tries
 
     def names(self, rng: random.Random, count: int) -> list[str]:
         out: list[str] = []
@@ -90,7 +92,7 @@ class TaskGenerator:
     def task(self, difficulty: Difficulty, rng: random.Random, uid: str = "") -> dict:
         for _ in range(self.max_tries):
             record = self.build(difficulty, rng, uid)
-            if record["intent"] not in self.exclude:
+            if record.get(self.key) not in self.exclude:
                 return record
         raise RuntimeError(f"no intent outside the excluded set after {self.max_tries} tries at {difficulty}")
 
