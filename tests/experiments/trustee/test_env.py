@@ -114,3 +114,21 @@ def test_two_policy_steps_through_the_trainer(tmp_path):
     metrics = run(cfg)
     assert {"train/tool_calls_total", "train/judge_agreement", "train/level_chain", "test/reward"} <= set(metrics)
     assert 0.0 <= metrics["test/reward"] <= 1.0 and 0.0 <= metrics["train/judge_agreement"] <= 1.0
+
+
+def test_no_generated_prompt_equals_a_held_out_prompt():
+    env = ToolCallingEnvironment(exclude="prompt")
+    held_out = {r["prompt"] for r in env.records("test")}
+    assert held_out == env.generator.exclude and len(held_out) == 30
+    curriculum, rng = Curriculum(env.generator, "adaptive"), random.Random(0)
+    assert not {curriculum.draw(rng)["prompt"] for _ in range(300)} & held_out
+    with pytest.raises(ConfigError, match="environment.exclude='names'"):
+        ToolCallingEnvironment(exclude="names")
+
+
+def test_paper_preset_composes_at_paper_scale():
+    cfg = compose(["experiment=trustee/qwen3_8b_curriculum"])
+    assert cfg.model.pretrained == "Qwen/Qwen3-8B" and cfg.model.lora.r == 16 and cfg.device.name == "ddp"
+    assert cfg.tokenizer.name == "Qwen/Qwen3-8B" and cfg.logger and cfg.task.kl_coef > 0
+    assert cfg.data.schedule == "adaptive" and cfg.environment._target_.endswith("ToolCallingEnvironment")
+    assert "vocab_size" not in cfg.model and "max_seq_len" not in cfg.model
