@@ -132,3 +132,18 @@ def test_paper_preset_composes_at_paper_scale():
     assert cfg.tokenizer.name == "Qwen/Qwen3-8B" and cfg.logger and cfg.task.kl_coef > 0
     assert cfg.data.schedule == "adaptive" and cfg.environment._target_.endswith("ToolCallingEnvironment")
     assert "vocab_size" not in cfg.model and "max_seq_len" not in cfg.model
+
+
+def test_supervised_stage_continues_from_a_checkpoint(tmp_path):
+    """Arm d's 25 more SFT steps start from the warm start's weights (LanguageModelTask's init_from)."""
+    import torch
+    from torch import nn
+
+    from reprolab.tasks.language_model import LanguageModelTask
+
+    start = nn.Linear(3, 2)
+    torch.save({"state_dict": {f"model.{k}": v for k, v in start.state_dict().items()}}, tmp_path / "warm.ckpt")
+    task = LanguageModelTask(nn.Linear(3, 2), optimizer=None, init_from=str(tmp_path / "warm.ckpt"))
+    assert torch.equal(task.model.weight, start.weight)
+    with pytest.raises(ConfigError, match="task.init_from: no checkpoint"):
+        LanguageModelTask(nn.Linear(3, 2), optimizer=None, init_from=str(tmp_path / "none.ckpt"))
