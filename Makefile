@@ -31,6 +31,7 @@ install: ## Create .venv and install reprolab with dev tools and every paper's e
 	$(PIP) install -q --upgrade pip setuptools wheel
 	$(PIP) install -q torch==2.14.1 torchvision==0.29.1
 	$(PIP) install -q -e '.[dev,all]'
+	$(PIP) install -q --no-deps 'bfcl-eval==2026.3.23'   # trustee: BFCL's backends and checker; its wheel pins numpy 1.26 (kept out)
 
 TEST_WORKERS ?= auto
 TEST_XDIST = $(shell $(PY) -c "import xdist" 2>/dev/null && echo "-n $(TEST_WORKERS) --maxprocesses 8 --dist worksteal")

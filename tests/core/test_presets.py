@@ -19,8 +19,9 @@ PRESETS = sorted(p.relative_to(CONF_DIR / "experiment").with_suffix("").as_posix
 CPU_OVERRIDES = ["device=cpu", "logger=none", "debug=fdr", "print_config=false"]
 
 
-OFFLINE = {name: ["model=qwen3_tiny", "tokenizer=byte"]  # no Hub here: Qwen3's class at tiny dims
-           for name in ("lm_toy/qwen3_8b_grpo", "dolores/phantomwiki_qwen3_8b", "dolores/phantomwiki_qwen3_32b")}
+OFFLINE = {**{name: ["model=qwen3_tiny", "tokenizer=byte"]  # no Hub here: Qwen3's class at tiny dims
+              for name in ("lm_toy/qwen3_8b_grpo", "dolores/phantomwiki_qwen3_8b", "dolores/phantomwiki_qwen3_32b")},
+           "trustee/qwen3_8b_curriculum": ["model=qwen3_tiny", "tokenizer=trustee_words"]}
 
 
 def compose_preset(name: str, tmp_path: Path, data_root: Path | None):

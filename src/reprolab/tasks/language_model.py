@@ -6,10 +6,18 @@ from __future__ import annotations
 import torch.nn.functional as F
 
 from reprolab.cli.errors import ConfigError
+from reprolab.run.finished_model import load_initial_weights
 from reprolab.tasks.base import Task
 
 
 class LanguageModelTask(Task):
+    """`init_from`: a finished run folder or .ckpt to start from (more SFT on a warm start, at equal data)."""
+
+    def __init__(self, model, optimizer, scheduler=None, init_from: str | None = None):
+        super().__init__(model, optimizer, scheduler)
+        if init_from:
+            load_initial_weights(self.model, init_from, to_make_it="run the earlier supervised stage first")
+
     def _loss(self, batch):
         tokens, targets = batch
         if tokens.ndim != 2 or tokens.shape != targets.shape:
