@@ -31,9 +31,9 @@ table-dr_rubric: ## The claim runs' tables (stage A: reward quality per rubric; 
 	  test/criteria_precision test/rubric_items test/search_queries --no-curves --name stage_a \
 	  --results experiments/dr_rubric/RESULTS.md
 	$(TABLE) $(DRR_ROOT)/grpo_start $(DRR_ROOT)/grpo_baselines $(DRR_ROOT)/grpo_dr \
-	  $(DRR_ROOT)/quality_baselines $(DRR_ROOT)/quality_dr --where setting=grpo_cpu,grpo_start \
 	  --group-by setting rubric rubric.turns --metric test/reward test/coverage_f1 test/hallucination_rate \
-	  test/rubric_reward rank/spearman_a_b --curve val/reward --name stage_b --results experiments/dr_rubric/RESULTS.md
+	  test/rubric_reward test/completion_tokens --curve val/reward train/reward --name stage_b \
+	  --results experiments/dr_rubric/RESULTS.md
 
 reproduce-dr_rubric-qwen3_8b: ## Paper scale: GRPO on Qwen3-8B (bf16, LoRA, all GPUs of a node, W&B) with DR-rubric (T = 5) judged by Qwen3-8B over your search tool, 3 seeds
 	-$(TRAIN) -m experiment=dr_rubric/qwen3_8b_grpo seed=$(DRR_SEEDS) hydra.sweep.dir=logs/reproduce/dr_rubric/qwen3_8b
