@@ -25,16 +25,23 @@ def read_jsonl(path: str | Path, what: str, fix: str) -> list[dict]:
 
 
 class LocalCorpusSearch:
+    """The corpus is read and indexed on the first query (an environment copy that never searches reads nothing)."""
+
     def __init__(self, path: str, k: int = 5):
+        self.path, self.k, self.queries = path, k, 0
+        self.documents: list[str] | None = None
+
+    def index(self) -> None:
         from sklearn.feature_extraction.text import TfidfVectorizer
 
-        self.documents = [d["text"] for d in read_jsonl(path, "search corpus", "write one {\"text\": ...} per line, "
-                                                        "or set environment.search to your own search tool")]
-        self.k, self.vectorizer = k, TfidfVectorizer()
+        self.documents = [d["text"] for d in read_jsonl(self.path, "search corpus", "write one {\"text\": ...} per "
+                                                        "line, or set environment.search to your own search tool")]
+        self.vectorizer = TfidfVectorizer()
         self.matrix = self.vectorizer.fit_transform(self.documents)
-        self.queries = 0
 
     def search(self, query: str) -> list[str]:
+        if self.documents is None:
+            self.index()
         self.queries += 1
         scores = (self.matrix @ self.vectorizer.transform([query]).T).toarray().ravel()
         return [self.documents[i] for i in scores.argsort()[::-1][:self.k] if scores[i] > 0]

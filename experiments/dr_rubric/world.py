@@ -71,7 +71,10 @@ class World:
             order = [ATTRIBUTES[i] for i in rng.permutation(len(ATTRIBUTES))]
             req = tuple(order[:required])
             self.standards[category] = Standard(req, tuple(order[required:required + avoid]), lead=req[0])
-        self.split_records = {split: [self.record(category, f"{category}{split[:2]}{n}", split, rng)
+        # one generator per split: a world with more training entities has the same val/test entities and the
+        # same first training ones (the warm start's larger world contains no held-out dossier)
+        streams = {split: np.random.default_rng([seed, 44, i + 1]) for i, split in enumerate(SPLITS)}
+        self.split_records = {split: [self.record(category, f"{category}{split[:2]}{n}", split, streams[split])
                                       for n in range(entities[split]) for category in self.categories]
                               for split in SPLITS}
 

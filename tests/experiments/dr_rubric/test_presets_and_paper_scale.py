@@ -87,3 +87,5 @@ def test_llm_rubric_searches_each_turn_and_the_open_environment_scores_with_the_
     assert env.reward(test, "moth") == pytest.approx(judge.score("moth?", "moth", ["says moth"]))
     with pytest.raises(DatasetNotFoundError, match="prompts"):
         OpenReportEnvironment(str(tmp_path / "none.jsonl"), builder, search, judge).records("train")
+    with pytest.raises(DatasetNotFoundError, match="search corpus"):
+        LocalCorpusSearch(str(tmp_path / "none.jsonl")).search("kite")

@@ -174,3 +174,11 @@ def test_pairwise_agreement_by_hand_and_the_pool_is_fixed():
     pool = candidate_pool(RECORD, 24, 4)
     assert pool == candidate_pool(RECORD, 24, 4) and len(pool) == 24
     assert all(len(parse_report(r)) <= 5 for r in pool)
+
+
+def test_a_larger_training_world_keeps_the_standards_and_held_out_entities():
+    small, large = World(seed=5), World(seed=5, entities={"train": 400, "val": 8, "test": 16})
+    assert small.standards == large.standards and small.records("test") == large.records("test")
+    assert large.records("train")[:160] == small.records("train")
+    held_out = {tuple(r["facts"].items()) for r in small.records("test") + small.records("val")}
+    assert not held_out & {tuple(r["facts"].items()) for r in large.records("train")}
