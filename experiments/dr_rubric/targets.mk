@@ -2,12 +2,13 @@
 .PHONY: claim-dr_rubric table-dr_rubric reproduce-dr_rubric-qwen3_8b
 
 DRR_SEEDS ?= 0,1,2
+DRR_B_TURNS ?= 5            # stage B's DR-rubric arms (1,3,5: two more arms, ~6 runs more)
 DRR_ROOT := logs/claims/dr_rubric
 DRR_SWEEP := print_config=false trainer.enable_progress_bar=false
 DRR_FROM_SFT := 'task.init_from=$(DRR_ROOT)/sft/$${seed}'
 DRR_UNCHANGED := optimizer.lr=0.0 trainer.max_steps=1 trainer.val_check_interval=1 setting=grpo_start   # the warm start scored as it is
 
-claim-dr_rubric: ## Stage A: 10 rubrics' reward quality (no RL); stage B: SFT warm start, then GRPO with 7 rubrics and the start, 3 seeds -> RESULTS.md + verdicts
+claim-dr_rubric: ## Stage A: 10 rubrics' reward quality (no RL); stage B: SFT warm start, then GRPO with 5 rubrics and the start, 3 seeds -> RESULTS.md + verdicts
 	-$(CPU1) $(TRAIN) -m experiment=dr_rubric/quality_cpu rubric=generic,prompt_only,length_matched,oracle seed=$(DRR_SEEDS) \
 	  $(DRR_SWEEP) hydra.sweep.dir=$(DRR_ROOT)/quality_baselines
 	-$(CPU1) $(TRAIN) -m experiment=dr_rubric/quality_cpu rubric=dr_rubric rubric.turns=1,3,5 seed=$(DRR_SEEDS) \
@@ -20,7 +21,7 @@ claim-dr_rubric: ## Stage A: 10 rubrics' reward quality (no RL); stage B: SFT wa
 	  hydra.sweep.dir=$(DRR_ROOT)/grpo_start
 	-$(CPU1) $(TRAIN) -m experiment=dr_rubric/grpo_cpu rubric=generic,prompt_only,length_matched,oracle seed=$(DRR_SEEDS) \
 	  $(DRR_SWEEP) $(DRR_FROM_SFT) hydra.sweep.dir=$(DRR_ROOT)/grpo_baselines
-	-$(CPU1) $(TRAIN) -m experiment=dr_rubric/grpo_cpu rubric=dr_rubric rubric.turns=1,3,5 seed=$(DRR_SEEDS) \
+	-$(CPU1) $(TRAIN) -m experiment=dr_rubric/grpo_cpu rubric=dr_rubric rubric.turns=$(DRR_B_TURNS) seed=$(DRR_SEEDS) \
 	  $(DRR_SWEEP) $(DRR_FROM_SFT) hydra.sweep.dir=$(DRR_ROOT)/grpo_dr
 	$(MAKE) table-dr_rubric
 	$(CLAIMS) dr_rubric
