@@ -19,10 +19,10 @@ claim-dr_rubric: ## Stage A: 10 rubrics' reward quality (no RL); stage B: SFT wa
 	  hydra.sweep.dir=$(DRR_ROOT)/sft 'hydra.sweep.subdir=$${seed}'
 	-$(CPU1) $(TRAIN) -m experiment=dr_rubric/grpo_cpu $(DRR_UNCHANGED) seed=$(DRR_SEEDS) $(DRR_SWEEP) $(DRR_FROM_SFT) \
 	  hydra.sweep.dir=$(DRR_ROOT)/grpo_start
-	-$(CPU1) $(TRAIN) -m experiment=dr_rubric/grpo_cpu rubric=generic,prompt_only,length_matched,oracle seed=$(DRR_SEEDS) \
-	  $(DRR_SWEEP) $(DRR_FROM_SFT) hydra.sweep.dir=$(DRR_ROOT)/grpo_baselines
 	-$(CPU1) $(TRAIN) -m experiment=dr_rubric/grpo_cpu rubric=dr_rubric rubric.turns=$(DRR_B_TURNS) seed=$(DRR_SEEDS) \
 	  $(DRR_SWEEP) $(DRR_FROM_SFT) hydra.sweep.dir=$(DRR_ROOT)/grpo_dr
+	-$(CPU1) $(TRAIN) -m experiment=dr_rubric/grpo_cpu rubric=prompt_only,length_matched,generic,oracle seed=$(DRR_SEEDS) \
+	  $(DRR_SWEEP) $(DRR_FROM_SFT) hydra.sweep.dir=$(DRR_ROOT)/grpo_baselines
 	$(MAKE) table-dr_rubric
 	$(CLAIMS) dr_rubric
 
