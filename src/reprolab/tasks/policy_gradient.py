@@ -20,7 +20,7 @@ import copy
 import torch
 
 from reprolab.cli.errors import ConfigError
-from reprolab.lm.rollout import RolloutBatch, policy_actor, run_episodes, start_episodes, to_batch
+from reprolab.lm.rollout import Episode, RolloutBatch, policy_actor, run_episodes, start_episodes, to_batch
 from reprolab.rl.advantages import NORMALISATIONS, group_advantages
 from reprolab.rl.objective import AGGREGATIONS, aggregate_tokens, clip_fraction, clipped_surrogate, kl_k3
 from reprolab.run.finished_model import load_initial_weights
@@ -69,16 +69,20 @@ class GroupPolicyGradientTask(Task):
         self.rollout: tuple | None = None
 
     # --- rollouts -----------------------------------------------------------------------------------
-    def episodes(self, records: list[dict], group_size: int, temperature: float):
+    def play(self, records: list[dict], group_size: int, temperature: float) -> list[Episode]:
+        """`group_size` finished episodes per record from the current policy (a paper's evaluation reads their
+        actions, `episode.history`)."""
         was_training = self.model.training
         self.model.eval()
         try:
             episodes = start_episodes(self.environment, records, self.tokenizer, group_size)
             act = policy_actor(self.model, self.tokenizer, self.max_new_tokens, temperature)
-            return to_batch(run_episodes(self.environment, episodes, self.tokenizer, act, self.max_turns),
-                            self.tokenizer.pad_id, self.device)
+            return run_episodes(self.environment, episodes, self.tokenizer, act, self.max_turns)
         finally:
             self.model.train(was_training)
+
+    def episodes(self, records: list[dict], group_size: int, temperature: float) -> RolloutBatch:
+        return to_batch(self.play(records, group_size, temperature), self.tokenizer.pad_id, self.device)
 
     def reference_log_probs(self, batch: RolloutBatch) -> torch.Tensor:
         if self.reference is not None:
