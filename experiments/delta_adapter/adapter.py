@@ -10,6 +10,8 @@ into a frozen editor through decoupled cross-attention (arXiv 2605.07940, method
 4. For every editor block, keys K' = W_k e and values V' = W_v e of the edit tokens e, which the editor adds
    as lambda Attn(Q, K', V') (IP-Adapter eq. 5). W_v starts at zero, so the untrained adapter leaves the
    frozen editor's output unchanged (our choice; the paper's initialisation of W_k, W_v is not given).
+   `injection: tokens` returns the edit tokens instead, for an editor whose own decoupled-attention processors
+   hold W_k, W_v (FluxKontextEditor: diffusers' IP-Adapter processors).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from experiments.delta_adapter.layers import Attention, mlp, split_heads
 from reprolab.cli.errors import ConfigError
 
 DELTA_INPUTS = ("difference", "target")
+INJECTIONS = ("kv", "tokens")
 
 
 class PerceiverResampler(nn.Module):
@@ -45,17 +48,24 @@ class PerceiverResampler(nn.Module):
 
 
 class DeltaAdapter(nn.Module):
-    def __init__(self, encoder_width: int, editor_width: int, editor_depth: int, editor_heads: int,
+    def __init__(self, encoder_width: int, editor_width: int = 0, editor_depth: int = 0, editor_heads: int = 1,
                  width: int = 64, num_tokens: int = 16, depth: int = 2, heads: int = 4, layernorm: bool = True,
-                 delta_input: str = "difference"):
+                 delta_input: str = "difference", injection: str = "kv"):
         super().__init__()
         if delta_input not in DELTA_INPUTS:
             raise ConfigError(f"model.delta_input={delta_input!r}; choose one of {DELTA_INPUTS}")
+        if injection not in INJECTIONS:
+            raise ConfigError(f"model.injection={injection!r}; choose one of {INJECTIONS}")
         if num_tokens < 1:
             raise ConfigError(f"model.num_tokens={num_tokens}; the resampler needs at least one edit token")
         self.layernorm, self.delta_input = layernorm, delta_input
         self.encoder_width, self.num_tokens = encoder_width, num_tokens
-        self.injection_shape = (editor_depth, editor_heads, editor_width // editor_heads)
+        self.injection = injection
+        if injection == "tokens":
+            self.injection_shape = ("tokens", width)
+            editor_depth = 0
+        else:
+            self.injection_shape = (editor_depth, editor_heads, editor_width // editor_heads)
         self.project = nn.Linear(encoder_width, width)
         self.residual = mlp(width)
         self.gate = nn.Parameter(torch.zeros(()))
@@ -82,7 +92,10 @@ class DeltaAdapter(nn.Module):
         return self.resampler(u + self.gate * self.residual(u))
 
     def forward(self, source_features: torch.Tensor, target_features: torch.Tensor) -> list[tuple]:
-        """Step 4: per editor block, (K', V') split into the editor's heads, each (B, heads, K, head width)."""
+        """Step 4: per editor block, (K', V') split into the editor's heads, each (B, heads, K, head width);
+        with `injection: tokens`, the edit tokens (B, K, width)."""
         tokens = self.edit_tokens(source_features, target_features)
+        if self.injection == "tokens":
+            return tokens
         heads = self.injection_shape[1]
-        return [(split_heads(k(tokens), heads), split_heads(v(tokens), heads)) for k, v in zip(self.to_k, self.to_v)]
+        return [(split_heads(k(tokens), heads), split_heads(v(tokens), heads)) for k, v in zip(self.to_k, self.to_v, strict=True)]

@@ -29,10 +29,15 @@ MODES = ("images", "pairs")
 
 
 def to_tensor_batch(images, image_size: int) -> torch.Tensor:
-    """PIL images / uint8 arrays (H, W, 3) -> float (N, 3, S, S) in [0, 1], area-resized to `image_size`."""
+    """PIL images / uint8 arrays (H, W, 3) -> float (N, 3, S, S) in [0, 1], resized to `image_size` (area
+    averaging down, bicubic up)."""
     array = np.stack([np.asarray(im, dtype=np.uint8) for im in images])
     x = torch.from_numpy(array).permute(0, 3, 1, 2).float() / 255
-    return x if x.shape[-1] == image_size else F.interpolate(x, size=image_size, mode="area")
+    if x.shape[-1] > image_size:
+        return F.interpolate(x, size=image_size, mode="area")
+    if x.shape[-1] < image_size:
+        return F.interpolate(x, size=image_size, mode="bicubic", align_corners=False).clamp(0, 1)
+    return x
 
 
 class ExemplarPairs(Dataset):

@@ -78,6 +78,13 @@ class TinyFlowEditor(nn.Module):
             nn.init.zeros_(layer.weight)
             nn.init.zeros_(layer.bias)
 
+    def encode(self, images: torch.Tensor) -> torch.Tensor:
+        """The flow's space is pixel space in [0, 1] (FluxKontextEditor's is a VAE's latents)."""
+        return images
+
+    def decode(self, x: torch.Tensor) -> torch.Tensor:
+        return x
+
     @property
     def injection_shape(self) -> tuple[int, int, int]:
         """(blocks, heads, head width) of the keys and values a decoupled cross-attention adapter must supply."""

@@ -30,6 +30,6 @@ def euler_sample(velocity: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
     """Integrate from t = 1 to t = 0 in `steps` equal Euler steps; velocity(x, t) with t of shape (B,)."""
     x = noise
     times = torch.linspace(1.0, 0.0, steps + 1, device=noise.device)
-    for t, t_next in zip(times[:-1], times[1:]):
+    for t, t_next in zip(times[:-1], times[1:], strict=True):
         x = x + (t_next - t) * velocity(x, t.expand(len(x)))
     return x

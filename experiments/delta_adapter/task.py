@@ -10,6 +10,9 @@ frozen features, x0_hat = x_t - t v_theta the one-step clean estimate, w(t) = 1 
 reliable only at small t; the paper's weighting is not given).
 Test: Euler-sample the edit of a query that is never the exemplar's source, from noise fixed by (batch,
 split), and log test/<seen|unseen>/{psnr,ssim,dir_cos,leakage,pixel_leakage}.
+The frozen parts come from earlier stages' run folders (`encoder_from`, `editor_from`: the CPU claim check)
+or as modules (`encoder`, `editor`: SigLIP and FLUX.1-Kontext at paper scale). The flow runs in the editor's
+own space (`editor.encode` / `decode`: pixels for the tiny DiT, VAE latents for FLUX).
 """
 
 from __future__ import annotations
@@ -20,26 +23,35 @@ import torch.nn.functional as F
 from experiments.delta_adapter import metrics
 from experiments.delta_adapter.flow import clean_estimate, euler_sample, interpolate, velocity_target
 from reprolab.cli.errors import ConfigError
+from reprolab.optim.build import build_optimizer, build_scheduler
 from reprolab.run.finished_model import load_run_model
 from reprolab.tasks.base import Task
 
 SPLITS = ("seen", "unseen")
 
 
-def frozen_stage(run_dir: str | None, key: str, stage: str) -> torch.nn.Module:
-    if not run_dir:
-        raise ConfigError(f"{key} is not set; give the {stage} run folder (make claim-delta_adapter trains it first)")
-    model, _ = load_run_model(run_dir, to_make_it=f"run the {stage} preset first (experiments/delta_adapter/README.md)")
-    return model.requires_grad_(False)
+def frozen_stage(module: torch.nn.Module | None, run_dir: str | None, key: str, stage: str) -> torch.nn.Module:
+    """The given module, else the network of the run folder `run_dir`; frozen except an editor's `injection`."""
+    if module is not None and run_dir:
+        raise ConfigError(f"give {key}_from or {key}, not both")
+    if module is None:
+        if not run_dir:
+            raise ConfigError(f"task.{key}_from is not set; give the {stage} run folder (make claim-delta_adapter "
+                              "trains it first) or a task.{key} module")
+        module, _ = load_run_model(run_dir, to_make_it=f"run the {stage} preset first (experiments/delta_adapter/README.md)")
+    module.requires_grad_(False)
+    for injection in getattr(module, "injection", ()):
+        injection.requires_grad_(True)
+    return module
 
 
 class DeltaAdapterTask(Task):
     def __init__(self, model, optimizer, scheduler=None, encoder_from: str | None = None,
                  editor_from: str | None = None, consistency_weight: float = 0.1, ip_scale: float = 1.0,
-                 sample_steps: int = 8, ssim_kernel: int = 7):
+                 sample_steps: int = 8, ssim_kernel: int = 7, encoder=None, editor=None):
         super().__init__(model, optimizer, scheduler)
-        self.encoder = frozen_stage(encoder_from, "task.encoder_from", "encoder (stage 1)")
-        self.editor = frozen_stage(editor_from, "task.editor_from", "editor (stage 2)")
+        self.encoder = frozen_stage(encoder, encoder_from, "encoder", "encoder (stage 1)")
+        self.editor = frozen_stage(editor, editor_from, "editor", "editor (stage 2)")
         if tuple(self.editor.injection_shape) != tuple(model.injection_shape):
             raise ConfigError(f"the adapter injects (blocks, heads, head width) {tuple(model.injection_shape)} but the "
                               f"editor at '{editor_from}' takes {tuple(self.editor.injection_shape)}; set "
@@ -49,6 +61,13 @@ class DeltaAdapterTask(Task):
                               f"gives {self.encoder.width} features per token; set model.encoder_width={self.encoder.width}")
         self.consistency_weight, self.ip_scale = consistency_weight, ip_scale
         self.sample_steps, self.ssim_kernel = sample_steps, ssim_kernel
+
+    def configure_optimizers(self):
+        """The adapter and the editor's decoupled-attention projections, if it holds them (requires_grad)."""
+        trainable = torch.nn.ModuleList([self.model, self.editor])
+        optimizer = build_optimizer(self.optimizer_factory, trainable)
+        scheduler = build_scheduler(self.scheduler_factory, optimizer, self.trainer.estimated_stepping_batches)
+        return optimizer if scheduler is None else {"optimizer": optimizer, "lr_scheduler": scheduler}
 
     def semantic(self, images: torch.Tensor) -> torch.Tensor:
         """e(x): the mean of the per-token LayerNormed frozen features (B, D)."""
@@ -61,17 +80,18 @@ class DeltaAdapterTask(Task):
         return self.model(source, target)
 
     def training_step(self, batch, batch_idx):
-        query, x0 = batch["query"], batch["query_tgt"]
+        query = batch["query"]
+        x0, context = self.editor.encode(batch["query_tgt"]), self.editor.encode(query)
         noise, t = torch.randn_like(x0), torch.rand(len(x0), device=x0.device)
         x_t = interpolate(x0, noise, t)
-        velocity = self.editor(x_t, t, query, self.injection(batch), self.ip_scale)
+        velocity = self.editor(x_t, t, context, self.injection(batch), self.ip_scale)
         flow_loss = F.mse_loss(velocity, velocity_target(x0, noise))
         loss = flow_loss
         if self.consistency_weight > 0:
             with torch.no_grad():
                 exemplar_delta = self.semantic(batch["ex_tgt"]) - self.semantic(batch["ex_src"])
                 query_e = self.semantic(query)
-            output_delta = self.semantic(clean_estimate(x_t, t, velocity)) - query_e
+            output_delta = self.semantic(self.editor.decode(clean_estimate(x_t, t, velocity))) - query_e
             consistency = ((1 - t) * (1 - F.cosine_similarity(output_delta, exemplar_delta, dim=-1))).mean()
             loss = loss + self.consistency_weight * consistency
             self.log("train/consistency", consistency, on_step=True)
@@ -81,10 +101,10 @@ class DeltaAdapterTask(Task):
 
     def edit(self, batch, generator: torch.Generator) -> torch.Tensor:
         """The sampled edit of batch['query'] by the exemplar pair, in [0, 1]."""
-        ip = self.injection(batch)
-        noise = torch.randn(batch["query"].shape, generator=generator).to(batch["query"])
-        velocity = lambda x, t: self.editor(x, t, batch["query"], ip, self.ip_scale)  # noqa: E731
-        return euler_sample(velocity, noise, self.sample_steps).clamp(0, 1)
+        ip, context = self.injection(batch), self.editor.encode(batch["query"])
+        noise = torch.randn(context.shape, generator=generator).to(context)
+        velocity = lambda x, t: self.editor(x, t, context, ip, self.ip_scale)  # noqa: E731
+        return self.editor.decode(euler_sample(velocity, noise, self.sample_steps)).clamp(0, 1)
 
     def test_step(self, batch, batch_idx, dataloader_idx: int = 0):
         split = SPLITS[dataloader_idx]
