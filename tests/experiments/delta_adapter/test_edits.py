@@ -30,7 +30,8 @@ def test_contrast_scales_the_deviation_from_the_image_mean():
     x[..., 0, 0] = 0.6
     x[..., 1, 1] = 0.2          # mean 0.2
     out = apply_edit("contrast", x, torch.full((1,), 0.5))
-    assert torch.allclose(out[0, 0], torch.tensor([[0.8, 0.1], [0.1, 0.2]]))
+    assert torch.allclose(out[0, 0], torch.tensor([[0.8, 0.0], [0.0, 0.2]]))   # 0.2 + 1.5 (x - 0.2), clamped at 0
+    assert torch.allclose(out[0, 0], out[0, 2])
 
 
 def test_local_edits_change_only_their_region():

@@ -25,11 +25,11 @@ ARM_CHANGES = {
 GROUPS = ("data", "model", "task", "trainer", "optimizer")
 
 
-def test_each_adapter_arm_changes_one_thing_of_single_pair():
-    base = compose(["experiment=delta_adapter/single_pair_cpu"])
+def test_each_adapter_arm_changes_one_thing_of_single_pair(tmp_path):
+    base = compose(["experiment=delta_adapter/single_pair_cpu"], output_dir=tmp_path)
     assert base.data.protocol == "single_pair" and base.model.num_tokens == 4 and base.task.consistency_weight > 0
     for name, (group, change) in ARM_CHANGES.items():
-        cfg = compose([f"experiment=delta_adapter/{name}"])
+        cfg = compose([f"experiment=delta_adapter/{name}"], output_dir=tmp_path)
         for other in GROUPS:
             expected = {**base[other], **change} if other == group else dict(base[other])
             assert dict(cfg[other]) == expected, (name, other)
