@@ -45,20 +45,22 @@ class EpisodeResult:
 
 
 class Replay:
+    """Memo of executions; one per process (`SHARED`) serves every run of a sweep, since a key fixes its result."""
+
     def __init__(self):
         self.outputs: dict = {}
         self.verdicts: dict = {}
 
-    def _run(self, episode: Episode, ran: tuple[bool, ...]):
+    def _run(self, episode: Episode, ran: tuple[bool, ...], render: str):
         world = load_suite(episode.suite)
         calls = [(c.function, c.args) for c, r in zip(episode.calls, ran, strict=False) if r]
-        return world, execute(world, calls, episode.env_bytes, init_task=world.user_task(episode.user_task))
+        return world, execute(world, calls, episode.env_bytes, world.user_task(episode.user_task), render)
 
     def output(self, episode: Episode, ran: tuple[bool, ...]) -> str:
         """The output of the last call of `ran` (which must have run), given which earlier calls ran."""
         key = (episode.key, ran)
         if key not in self.outputs:
-            _, (_, _, outputs, _) = self._run(episode, ran)
+            _, (_, _, outputs, _) = self._run(episode, ran, "last")
             self.outputs[key] = outputs[-1]
         return self.outputs[key]
 
@@ -68,7 +70,7 @@ class Replay:
         want_utility = want_utility or not episode.attacked
         key = (episode.key, ran, want_utility)
         if key not in self.verdicts:
-            world, (pre, post, _, traces) = self._run(episode, ran)
+            world, (pre, post, _, traces) = self._run(episode, ran, "none")
             done = all(r for c, r in zip(episode.calls, ran, strict=True) if not c.injected)
             answer = episode.final_output if done else ""
             utility = (user_task_success(world, world.user_task(episode.user_task), answer, pre, post, traces)
@@ -106,3 +108,6 @@ def run_episode(episode: Episode, guard, user: SimulatedUser, replay: Replay, in
     if not episode.attacked:
         return EpisodeResult(utility, confirmations, replans, True)
     return EpisodeResult(security, confirmations, replans, True, utility)
+
+
+SHARED = Replay()

@@ -44,7 +44,9 @@ class Episode:
 
     @property
     def key(self) -> tuple:
-        return (self.suite, self.user_task, self.injection_task, self.form)
+        """What fixes the episode's executions: its tasks, its form and the order of its calls."""
+        order = tuple((c.function, c.injected) for c in self.calls)
+        return (self.suite, self.user_task, self.injection_task, self.form, order)
 
     @property
     def attacked(self) -> bool:

@@ -18,7 +18,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from experiments.skillsonar.actions import CATEGORIES, EFFECT_CATEGORIES, PROVENANCES, ActionContext, Features, features
+from experiments.skillsonar.actions import (
+    CATEGORIES,
+    EFFECT_CATEGORIES,
+    PROVENANCES,
+    ActionContext,
+    Features,
+    features,
+)
 
 DECISIONS = ("allow", "replan", "confirm")
 EFFECTS = EFFECT_CATEGORIES

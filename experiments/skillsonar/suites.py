@@ -9,9 +9,12 @@ way AgentDojo's own ground-truth pipeline renders them (`tool_result_to_str`).
 
 from __future__ import annotations
 
+import enum
 import functools
 import pickle
 from dataclasses import dataclass
+
+import yaml
 
 from reprolab.cli.errors import ConfigError
 from reprolab.config.extras import require
@@ -73,26 +76,46 @@ def load_suite(name: str) -> SuiteWorld:
     return SuiteWorld(name, suite, FunctionsRuntime(suite.tools), pickle.dumps(env))
 
 
+@functools.cache
+def _fast_dumper():
+    """A libyaml safe dumper (same text as `yaml.safe_dump`, far faster) that writes AgentDojo's string enums
+    as their values, as AgentDojo's own representer does; None without libyaml."""
+    base = getattr(yaml, "CSafeDumper", None)
+    if base is None:
+        return None
+    dumper = type("AgentDojoCDumper", (base,), {})
+    dumper.add_multi_representer(enum.Enum, lambda d, data: d.represent_str(str(data.value)))
+    return dumper
+
+
+def _yaml_dump(data) -> str:
+    dumper = _fast_dumper()
+    return yaml.safe_dump(data) if dumper is None else yaml.dump(data, Dumper=dumper)
+
+
 def tool_output_text(result) -> str:
+    """A tool result as the agent reads it: AgentDojo's `tool_result_to_str` (YAML)."""
     from agentdojo.agent_pipeline.tool_execution import tool_result_to_str
 
-    return tool_result_to_str(result)
+    return tool_result_to_str(result, dump_fn=_yaml_dump)
 
 
-def execute(world: SuiteWorld, calls, env_bytes: bytes | None = None, init_task=None):
+def execute(world: SuiteWorld, calls, env_bytes: bytes | None = None, init_task=None, render: str = "all"):
     """Run `calls` ((function, args) pairs) in order on a fresh environment; returns (pre_env, post_env, outputs,
-    traces), an output being the tool's text or its error line. `init_task`: a user task whose
-    `init_environment` prepares the environment first (AgentDojo does this before every user task)."""
+    traces), an output being the tool's text or its error line (rendered for `render` = all | last | none of the
+    calls; None where not rendered). `init_task`: a user task whose `init_environment` prepares the environment
+    first (AgentDojo does this before every user task)."""
     from agentdojo.functions_runtime import FunctionCall
 
     env = world.fresh_env(env_bytes)
     if init_task is not None:
         env = init_task.init_environment(env)
-    pre = pickle.loads(pickle.dumps(env))
+    pre = pickle.loads(pickle.dumps(env)) if render != "last" else None
     outputs, traces = [], []
-    for function, args in calls:
+    for i, (function, args) in enumerate(calls):
         result, error = world.runtime.run_function(env, function, dict(args))
-        outputs.append(error if error else tool_output_text(result))
+        shown = render == "all" or (render == "last" and i == len(calls) - 1)
+        outputs.append((error if error else tool_output_text(result)) if shown else None)
         traces.append(FunctionCall(function=function, args=dict(args)))
     return pre, env, outputs, traces
 

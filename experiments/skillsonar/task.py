@@ -2,7 +2,8 @@
 training step; testing scores the resulting guard on the held-out suites.
 
 `search: null` keeps the model's guard fixed (the none / scanner / runtime / boundary / confirm_all arms,
-`trainer.max_steps: 0`); `mcts` or `greedy` evolve it from v0 for `trainer.max_steps` steps. The reward is
+`trainer.max_steps: 0`); `mcts` or `greedy` evolve it from v0 for `trainer.max_steps` steps (the training
+loader has that many items and the preset one epoch: with no optimizer Lightning's global step stays 0). The reward is
 metrics.reward with `lam` and `mu`; `approve_out_of_scope` is the simulated user's answer to a confirmation
 of a call outside their task. Logged per step: `train/reward` (the scored guard), `train/best_reward`,
 `train/best_size`; at test every score of metrics.evaluate under `test/` plus `test/reward` and `test/guard_size`.
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import torch
 
-from experiments.skillsonar.agent import Replay, SimulatedUser
+from experiments.skillsonar.agent import SHARED, SimulatedUser
 from experiments.skillsonar.metrics import evaluate, reward
 from experiments.skillsonar.rules import RuleGuard
 from experiments.skillsonar.search import GuardSearch
@@ -38,7 +39,7 @@ class GuardSearchTask(Task):
         self.search_method, self.lam, self.mu = search, lam, mu
         self.user = SimulatedUser(approve_out_of_scope, seed)
         self.search_args = {"branching": branching, "exploration": exploration, "max_depth": max_depth, "seed": seed}
-        self.replay = Replay()
+        self.replay = SHARED
         self.search: GuardSearch | None = None
         self._rewards: dict[RuleGuard, float] = {}
         self._test: list[int] = []
@@ -56,7 +57,7 @@ class GuardSearchTask(Task):
         return self._rewards[guard]
 
     def training_step(self, batch, batch_idx):
-        if self.search_method is None:
+        if self.search_method is None or (self.search is not None and self.search.evaluations >= self.trainer.max_steps):
             return None
         if self.search is None:
             self.search = GuardSearch(self.model.guard, self.train_reward, self.search_method, **self.search_args)
