@@ -18,7 +18,8 @@ PRESETS = sorted(p.relative_to(CONF_DIR / "experiment").with_suffix("").as_posix
 CPU_OVERRIDES = ["device=cpu", "logger=none", "debug=fdr", "print_config=false"]
 
 
-OFFLINE = {"lm_toy/qwen3_8b_grpo": ["model=qwen3_tiny", "tokenizer=byte"]}  # no Hub here: Qwen3's class at tiny dims
+OFFLINE = {"lm_toy/qwen3_8b_grpo": ["model=qwen3_tiny", "tokenizer=byte"],
+           "skillsonar/llm_qwen3_8b": ["model=qwen3_tiny", "tokenizer=byte"]}  # no Hub here: Qwen3's class at tiny dims
 
 
 def compose_preset(name: str, tmp_path: Path, data_root: Path | None):
