@@ -4,7 +4,14 @@ import itertools
 
 import pytest
 
-from experiments.skillsonar.actions import CATEGORIES, PROVENANCES, ActionContext, Features, features, risk_level
+from experiments.skillsonar.actions import (
+    CATEGORIES,
+    PROVENANCES,
+    ActionContext,
+    Features,
+    features,
+    risk_level,
+)
 from experiments.skillsonar.guard_model import GuardModel
 from experiments.skillsonar.rules import GUARDS, public_runtime_guard, task_boundary_guard
 from experiments.skillsonar.scanner import PreinstallScanner, scan
@@ -76,7 +83,7 @@ def test_scanner_blocks_a_plain_goal_but_not_its_defanged_form():
     remote = malicious_skill(PROMPT, functions, "banking", GOAL, "remote", 1)
     scanner = PreinstallScanner()
     assert not scanner.admits(plain) and "hardcoded_account" in {f.rule for f in scan(plain)}
-    assert "US13 3000 0001 2121212121212" in defang(GOAL)
+    assert "US13 3000 0001 21212121212 " in defang(GOAL)
     assert scanner.admits(obfuscated) and scanner.admits(remote)
     assert scanner.admits(benign_skill(PROMPT, functions, "banking"))
     assert "moderate" in {f.severity for f in scan(remote)}
