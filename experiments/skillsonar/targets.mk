@@ -1,0 +1,31 @@
+# SkillSonar (NeurIPS 2026; guard text skill-sonar/Skill-Sonar): the CPU claim check on AgentDojo, paper scale.
+.PHONY: claim-skillsonar table-skillsonar reproduce-skillsonar-llm reproduce-skillsonar
+
+SKILLSONAR_CLAIMS := logs/claims/skillsonar
+SKILLSONAR_SEEDS ?= 0,1,2
+SKILLSONAR_SWEEP := print_config=false trainer.enable_progress_bar=false seed=$(SKILLSONAR_SEEDS)
+SKILLSONAR_ARMS := none scanner runtime boundary confirm_all evolved greedy
+SKILLSONAR_METRICS := test/asr test/benign_utility test/confirmations_per_task test/reward test/asr_if_confirm_passes \
+  test/asr_if_confirm_blocks test/asr_plain test/asr_obfuscated test/asr_remote test/benign_utility_unconfirmed \
+  test/replans_per_task test/guard_size
+
+define skillsonar_arm
+	-$(CPU1) $(TRAIN) -m experiment=skillsonar/claim_cpu guard=$(1) $(SKILLSONAR_SWEEP) hydra.sweep.dir=$(SKILLSONAR_CLAIMS)/$(1)
+
+endef
+claim-skillsonar: ## none / scanner / runtime (v0) / task-boundary / confirm-all / MCTS-evolved / greedy guards, evolved on banking+slack, tested on travel+workspace, 3 seeds -> RESULTS.md + verdicts
+	$(foreach arm,$(SKILLSONAR_ARMS),$(call skillsonar_arm,$(arm)))
+	$(MAKE) table-skillsonar
+	$(CLAIMS) skillsonar
+
+table-skillsonar: ## RESULTS.md's claim table from the finished claim runs
+	$(TABLE) $(SKILLSONAR_CLAIMS) --group-by arm --metric $(SKILLSONAR_METRICS) --no-curves --name claim_cpu \
+	  --results experiments/skillsonar/RESULTS.md
+
+reproduce-skillsonar-llm: ## Qwen3-8B as the agent on the held-out suites, guard as a system-prompt skill (none / runtime / boundary text), 3 seeds (1 GPU, W&B)
+	-$(TRAIN) -m experiment=skillsonar/llm_qwen3_8b task.guard=none,runtime,boundary seed=0,1,2 \
+	  hydra.sweep.dir=logs/reproduce/skillsonar/llm
+	$(TABLE) logs/reproduce/skillsonar/llm --group-by task.guard --metric test/asr test/benign_utility \
+	  test/confirmations_per_task --no-curves --name llm_paper --results experiments/skillsonar/RESULTS.md
+
+reproduce-skillsonar: reproduce-skillsonar-llm ## every paper-scale setting (GPU group)
