@@ -94,10 +94,10 @@ def bench(target: str, jobs: int) -> bool:
     (s_wall, s_cpu, _, s_claims), (p_wall, p_cpu, _, p_claims) = results["serial"], results[f"JOBS={jobs}"]
     print(f"{target}: wall ratio {p_wall / s_wall:.2f}, CPU ratio {p_cpu / s_cpu:.2f}")
     if committed is not None:
-        for arm, claims in (("serial", s_claims), (f"JOBS={jobs}", p_claims)):
-            same_here = claims == committed
-            same &= same_here
-            print(f"{target} {arm}: claims {'identical to' if same_here else 'DIFFER from'} the committed results/claims.json")
+        same = s_claims == p_claims  # the launcher's own test: both arms score the same claims
+        print(f"{target}: claims {'identical' if same else 'DIFFER'} between serial and JOBS={jobs}")
+        # the committed file may hold claims of other targets (e.g. claim-degbins-long), not run here: said, not judged
+        print(f"{target}: serial claims {'identical to' if s_claims == committed else 'differ from'} the committed results/claims.json")
     return same
 
 
