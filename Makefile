@@ -37,7 +37,7 @@ TEST_WORKERS ?= auto
 TEST_XDIST = $(shell $(PY) -c "import xdist" 2>/dev/null && echo "-n $(TEST_WORKERS) --maxprocesses 8 --dist worksteal")
 test: ## Default test suite (CPU, < 15 min on 2 cores): one pytest-xdist worker per core (TEST_WORKERS=0: one process)
 	@test -n "$(TEST_XDIST)" || echo "pytest-xdist is not installed ('make install' adds it): the tests run in one process"
-	$(VENV)/bin/pytest -q $(TEST_XDIST)
+	$(VENV)/bin/pytest -q --durations=25 $(TEST_XDIST)
 
 test-slow: ## Slow tests too: DDP on CPU, resume, sweeps (~20 min on 2 cores)
 	$(VENV)/bin/pytest -q -m 'slow'

@@ -1,4 +1,4 @@
-"""Shared fixtures: the data folder, resolved as the configs resolve it (reprolab.config.paths.data_root)."""
+"""Shared fixtures: the data folder, resolved as the configs resolve it (reprolab.config.paths.data_root); no network."""
 
 from __future__ import annotations
 
@@ -7,7 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from reprolab.config.paths import data_root
+# Tests never touch the network: the Hugging Face libraries answer from their cache or fail at once (set before any
+# of them is imported: they read it at import), instead of retrying the Hub for ~45 s per uncached model.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from reprolab.config.paths import data_root  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_ROOT = data_root()   # $REPROLAB_DATA, else the shared folder beside the checkout, else ./data
@@ -44,17 +48,16 @@ def _skip_missing_extra():
     """A test (or its fixture) that reaches a paper's optional package that is not installed is skipped with the
     one-line reason (`rdkit is not installed; ... pip install -e '.[degradequery]'`), not failed; also when
     Hydra's instantiate wrapped that error."""
+    from reprolab.cli.errors import exception_chain
     from reprolab.config.extras import MissingExtraError
 
     try:
         return (yield)
     except Exception as err:
-        cause = err
-        while cause is not None and not isinstance(cause, MissingExtraError):
-            cause = cause.__cause__ or cause.__context__
-        if cause is None:
+        missing = [cause for cause in exception_chain(err) if isinstance(cause, MissingExtraError)]
+        if not missing:
             raise
-        pytest.skip(str(cause))
+        pytest.skip(str(missing[0]))
 
 
 @pytest.hookimpl(wrapper=True)

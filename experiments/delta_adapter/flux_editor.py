@@ -18,6 +18,7 @@ import torch
 from torch import nn
 
 from reprolab.config.extras import require
+from reprolab.models.hub import from_hub
 
 TINY_FLUX = {"patch_size": 1, "in_channels": 12, "num_layers": 1, "num_single_layers": 1, "attention_head_dim": 16,
              "num_attention_heads": 2, "joint_attention_dim": 32, "pooled_projection_dim": 32,
@@ -53,8 +54,9 @@ class FluxKontextEditor(nn.Module):
         )
 
         if pretrained:
-            self.transformer = diffusers.FluxTransformer2DModel.from_pretrained(pretrained, subfolder="transformer")
-            self.vae = diffusers.AutoencoderKL.from_pretrained(pretrained, subfolder="vae")
+            with from_hub(pretrained, "task.editor.pretrained"):
+                self.transformer = diffusers.FluxTransformer2DModel.from_pretrained(pretrained, subfolder="transformer")
+                self.vae = diffusers.AutoencoderKL.from_pretrained(pretrained, subfolder="vae")
         else:
             self.transformer = diffusers.FluxTransformer2DModel(**(config or TINY_FLUX))
             self.vae = None

@@ -14,6 +14,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from reprolab.config.extras import require
+from reprolab.models.hub import from_hub
 
 TINY_SIGLIP = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
                "image_size": 32, "patch_size": 8}
@@ -24,7 +25,8 @@ class SiglipFeatureEncoder(nn.Module):
         super().__init__()
         transformers = require("transformers", "delta_adapter")
         if pretrained:
-            self.vision = transformers.SiglipVisionModel.from_pretrained(pretrained)
+            with from_hub(pretrained, "task.encoder.pretrained"):
+                self.vision = transformers.SiglipVisionModel.from_pretrained(pretrained)
         else:
             self.vision = transformers.SiglipVisionModel(transformers.SiglipVisionConfig(**(config or TINY_SIGLIP)))
         self.image_size = self.vision.config.image_size

@@ -8,14 +8,13 @@ DA_SWEEP = print_config=false trainer.enable_progress_bar=false $(PARALLEL)
 DA_ARMS := delta_adapter/single_pair_cpu,delta_adapter/pair_of_pairs_cpu,delta_adapter/identity_cpu,delta_adapter/k1_cpu,delta_adapter/k64_cpu,delta_adapter/no_consistency_cpu,delta_adapter/target_visible_cpu,delta_adapter/k16_cpu,delta_adapter/no_layernorm_cpu
 DA_METRICS := $(foreach s,unseen seen,$(foreach m,psnr ssim dir_cos leakage pixel_leakage copy_psnr,test/$(s)/$(m)))
 # stage 1 (encoder) and stage 2 (editor) are pre-trained once (seed 0) and frozen, like the paper's SigLIP and FLUX;
-# the adapter arms read them by path and run over $(DA_SEEDS). Every call names its launcher ($(PARALLEL) in
+# the adapter arms read them from these folders (single_pair_cpu's task.encoder_from / editor_from) over $(DA_SEEDS). Every call names its launcher ($(PARALLEL) in
 # DA_SWEEP) after its `-m`: the chain would put the first call's before the next call's `-m`, which argparse refuses.
-DA_FROZEN := ++task.encoder_from=$(DA_CLAIMS)/encoder/seed0 ++task.editor_from=$(DA_CLAIMS)/editor/seed0
 
 claim-delta_adapter: ## encoder + identity DiT (1 seed, frozen), then 9 adapter arms (single-pair, pair-of-pairs, target-visible, no consistency, no LayerNorm, K=1/16/64, identity) x 3 seeds, in one reprolab-train process -> RESULTS.md + verdicts
 	-$(CPU1) $(VENV)/bin/reprolab-train -m experiment=delta_adapter/encoder_cpu seed=0 $(DA_SWEEP) hydra.sweep.dir=$(DA_CLAIMS)/encoder hydra.sweep.subdir=seed0 \
 	  --next -m experiment=delta_adapter/editor_cpu seed=0 $(DA_SWEEP) hydra.sweep.dir=$(DA_CLAIMS)/editor hydra.sweep.subdir=seed0 \
-	  --next -m experiment=$(DA_ARMS) seed=$(DA_SEEDS) $(DA_FROZEN) $(DA_SWEEP) \
+	  --next -m experiment=$(DA_ARMS) seed=$(DA_SEEDS) $(DA_SWEEP) \
 	  hydra.sweep.dir=$(DA_CLAIMS)/adapter 'hydra.sweep.subdir=$${setting}-$${seed}'
 	$(MAKE) table-delta_adapter
 	$(CLAIMS) delta_adapter

@@ -37,7 +37,7 @@ def frozen_stage(module: torch.nn.Module | None, run_dir: str | None, key: str, 
     if module is None:
         if not run_dir:
             raise ConfigError(f"task.{key}_from is not set; give the {stage} run folder (make claim-delta_adapter "
-                              "trains it first) or a task.{key} module")
+                              f"trains it first) or a task.{key} module")
         module, _ = load_run_model(run_dir, to_make_it=f"run the {stage} preset first (experiments/delta_adapter/README.md)")
     module.requires_grad_(False)
     for injection in getattr(module, "injection", ()):

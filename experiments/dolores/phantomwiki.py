@@ -19,6 +19,7 @@ import lightning as L
 from torch.utils.data import DataLoader
 
 from experiments.dolores.questions import listed
+from experiments.dolores.universe import Universe
 from reprolab.cli.errors import ConfigError, DatasetNotFoundError
 from reprolab.config.extras import require
 
@@ -112,6 +113,18 @@ class PhantomWikiDataModule(L.LightningDataModule):
         corpus = load_split(self.data_dir, "text-corpus", self.size, self.seed)
         self.world = PhantomWorld(corpus, self.worked_example, self.context_articles)
         self.records = records(load_split(self.data_dir, "question-answer", self.size, self.seed))[:self.limit]
+
+    def fake_setup(self, stage: str | None = None) -> None:
+        """`+data/fake=on`: a generated universe in PhantomWiki's row shapes (corpus articles, path questions in its
+        template, 1-3 hops), read by the same code as the real splits."""
+        universe = Universe(max(self.size, 2), seed=self.seed)
+        corpus = [{"title": name, "article": f"# {name}\n\n" + " ".join(f"The {r} of {s} is {o}." for s, r, o in
+                                                                        universe.facts(name))} for name in universe.people]
+        rows = [{"id": f"fake{n}", "question": f"Who is the {' of the '.join(reversed(q.chain))} of {q.subject}?",
+                 "answer": list(q.answer), "difficulty": q.hops}
+                for n, q in enumerate(universe.questions(per_hop=2, max_hops=3, seed=self.seed))]
+        self.world = PhantomWorld(corpus, self.worked_example, self.context_articles)
+        self.records = records(rows)[:self.limit]
 
     def test_dataloader(self):
         return DataLoader(self.records, batch_size=self.batch_size, collate_fn=listed)

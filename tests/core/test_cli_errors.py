@@ -72,3 +72,13 @@ def test_value_a_constructor_rejects_is_one_line(tmp_path, cifar_folder):
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("error: model.no_such_width: ") and "takes no argument 'no_such_width'" in last
     assert (tmp_path / "run" / "error.txt").read_text().startswith("ConfigError")
+
+
+def test_exception_chain_walks_causes_once_also_when_the_chain_loops():
+    from reprolab.cli.errors import exception_chain
+
+    inner, outer = KeyError("inner"), ValueError("outer")
+    outer.__cause__ = inner
+    inner.__context__ = outer   # a re-raise inside an except block can close the loop
+    assert list(exception_chain(outer)) == [outer, inner]
+    assert list(exception_chain(None)) == []

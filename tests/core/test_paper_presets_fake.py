@@ -38,6 +38,7 @@ from reprolab.data.fake import (
 )
 from reprolab.plan.jobs import STAND_IN_SPLIT
 from tests.conftest import DATA_ROOT
+from tests.core.test_presets import OFFLINE
 
 PRESETS = sorted(p.relative_to(CONF_DIR / "experiment").with_suffix("").as_posix()
                  for p in (CONF_DIR / "experiment").rglob("*.yaml"))
@@ -59,7 +60,7 @@ SLOW = {"deltamomentum/fineweb_370m_adamw", "deltamomentum/fineweb_370m_delta", 
 NEEDS = {"deepfakegenome/dfg_open_set": STAND_IN_SPLIT}  # what its reproduce target takes from the user (DFG_SPLIT)
 NO_STEPS = ["++trainer.max_steps=0"]  # the prior-collapse analysis takes no optimizer step (it refuses any)
 KEEP = {"dag_gp/chain_prior": NO_STEPS, "dag_gp/chain_prior_paper": NO_STEPS,
-        "lm_toy/qwen3_8b_grpo": ["model=qwen3_tiny", "tokenizer=byte"],  # no Hub here: Qwen3's class at tiny dims
+        **OFFLINE,  # no Hub here: the Qwen3 presets run Qwen3's class at tiny dims
         **{name: ["~callbacks.model_checkpoint", "~callbacks.last_checkpoint"] for name in LARGE}}
 
 
@@ -94,8 +95,15 @@ def test_preset_two_steps_on_fake_data(name, tmp_path, smaller_dfg):
         pytest.skip(f"input absent: {err}")
     assert (tmp_path / "metrics.json").exists()
     validates = (KEEP.get(name) != NO_STEPS and not cfg.task.get("_target_", "").endswith("SklearnEstimatorTask")
-                 and cfg.data.get("val_fraction") != 0 and not str(cfg.monitor.metric).startswith("train/"))
+                 and cfg.data.get("val_fraction") != 0 and not str(cfg.monitor.metric).startswith("train/")
+                 and defines_val_dataloader(get_class(cfg.data.real)))
     assert any(k.startswith("val/") for k in metrics) or not validates, f"no validation metric: {sorted(metrics)}"
+
+
+def defines_val_dataloader(cls: type) -> bool:
+    """The datamodule (not Lightning's base class) has a validation split: stages that keep their final weights
+    (delta_adapter's pre-training) have none."""
+    return any("val_dataloader" in vars(c) for c in cls.__mro__ if not c.__module__.startswith("lightning"))
 
 
 def test_every_gpu_preset_has_a_fake(tmp_path):

@@ -158,7 +158,7 @@ def needs_hub_weights(job: dict) -> bool:
 
 
 @pytest.mark.xfail(strict=True, reason="not yet measured (2026-12-02): the new packages' paper presets need Hub weights "
-                   "(delta_adapter's FLUX raises a bare OSError), PhantomWiki's corpus, or ran past make plan's 120-s timeout "
+                   "(delta_adapter: FLUX.1-Kontext, SigLIP), PhantomWiki's corpus, or ran past make plan's 120-s timeout "
                    "(agent_vlm, skillsonar/llm_qwen3_8b); rerun `make plan` where they can load")
 def test_every_job_of_the_committed_plan_is_measured():
     """Every job has numbers, measured the current way (none † from an earlier method), but those whose weights

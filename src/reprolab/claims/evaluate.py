@@ -16,7 +16,9 @@ no-effect value in direction d ("at most half the error": ratio < 0.5):
 - direction only: the mean is beyond ref in direction d, the interval includes the bar (and, unless the
   interval lies wholly beyond ref, the no-effect value too): neither the claim nor its absence is shown;
 - inconclusive: the mean is on the wrong side of ref and the interval includes it;
-- not run: an arm has no finished runs, or fewer than 2 pairs.
+- not run: an arm has no finished runs, or fewer than 2 pairs;
+- could not fail: the claim's trivial arm (`trivial`, in the treatment's place) reproduces too, so clearing the
+  bar shows nothing about the method, whatever the claim's own interval says (its own verdict is in the reason).
 A sanity check (an identity, a property by construction) is scored by the same rules and reported as
 `holds` (reproduces) or `fails` (any other verdict on a complete interval).
 """
@@ -39,8 +41,9 @@ from reprolab.results.runs import Run, find_runs
 
 REPRODUCES, WEAKER, DIRECTION_ONLY = "reproduces", "weaker than claimed", "direction only"
 DOES_NOT, INCONCLUSIVE, NOT_RUN = "does not reproduce", "inconclusive", "not run"
+COULD_NOT_FAIL = "could not fail"
 HOLDS, FAILS = "holds", "fails"  # a sanity check's two outcomes
-VERDICTS = (REPRODUCES, WEAKER, DIRECTION_ONLY, INCONCLUSIVE, DOES_NOT, NOT_RUN)  # the order a summary lists them
+VERDICTS = (REPRODUCES, WEAKER, DIRECTION_ONLY, INCONCLUSIVE, DOES_NOT, COULD_NOT_FAIL, NOT_RUN)  # the order a summary lists them
 
 
 @dataclass
@@ -94,6 +97,15 @@ def verdict_for(claim: Claim, mean: float, low: float, high: float) -> str:
     return DIRECTION_ONLY if sign * (mean - ref) > 0 else INCONCLUSIVE
 
 
+def with_trivial(result: ClaimResult, trivial: ClaimResult) -> ClaimResult:
+    """`result` with its trivial arm's result; a claim whose trivial arm meets the bar could not have failed."""
+    result.trivial = trivial
+    if trivial.verdict == REPRODUCES and result.verdict != NOT_RUN:
+        own = f"its trivial arm {result.claim.trivial} meets the bar too (own interval: {result.verdict})"
+        result.verdict, result.reason = COULD_NOT_FAIL, "; ".join(filter(None, [own, result.reason]))
+    return result
+
+
 def sanity_verdict(verdict: str) -> str:
     """A sanity check holds when its interval clears the bar; any other scored verdict is a failure."""
     return verdict if verdict == NOT_RUN else (HOLDS if verdict == REPRODUCES else FAILS)
@@ -109,7 +121,7 @@ def evaluate_claims(claims_file: ClaimsFile, runs_root: Path | None = None) -> l
             results[claim.id] = evaluate_claim(claim, folders, cache)
             if claim.trivial is not None:
                 trivial = replace(claim, treatment=claim.trivial_treatment, trivial=None, sanity=False)
-                results[claim.id].trivial = evaluate_claim(trivial, folders, cache)
+                with_trivial(results[claim.id], evaluate_claim(trivial, folders, cache))
     for claim in claims_file.claims:
         if claim.is_meta:
             results[claim.id] = evaluate_meta(claim, [results[i] for i in claim.of if i in results])

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from reprolab.claims.evaluate import NOT_RUN, ClaimResult, evaluate_meta, score_pairs
+from reprolab.claims.evaluate import NOT_RUN, ClaimResult, evaluate_meta, score_pairs, with_trivial
 from reprolab.claims.spec import Claim, ClaimsFile
 
 TOOL = "reprolab-claims"
@@ -67,10 +67,10 @@ def rescore(claim: Claim, old: dict[str, Any]) -> ClaimResult:
     trivial = old.get("trivial")
     plain = replace(claim, treatment=claim.trivial_treatment, trivial=None, sanity=False)
     if claim.trivial is not None and trivial and trivial.get("arm") == claim.trivial:
-        result.trivial = score_pairs(plain, list(trivial.get("pairs") or []), commits=trivial.get("commits"))
+        with_trivial(result, score_pairs(plain, list(trivial.get("pairs") or []), commits=trivial.get("commits")))
     elif claim.trivial is not None and claim.trivial == claim.baseline:  # the baseline against itself
         pairs = [{"key": p["key"], "treatment": p["baseline"], "baseline": p["baseline"]} for p in result.pairs]
-        result.trivial = score_pairs(plain, pairs, commits=result.commits)
+        with_trivial(result, score_pairs(plain, pairs, commits=result.commits))
     return result
 
 

@@ -16,6 +16,8 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn, TypeVar
 
+from reprolab.cli.errors import exception_chain
+
 CLOSED_STDOUT_EXIT = 128 + signal.SIGPIPE  # 141
 Main = TypeVar("Main", bound=Callable[..., object])
 
@@ -42,13 +44,7 @@ def _raise_closed_pipe(handler: logging.Handler, record: logging.LogRecord) -> N
 
 def is_closed_pipe(err: BaseException | None) -> bool:
     """Whether `err` is a BrokenPipeError, or wraps one (Hydra's instantiate wraps what a constructor raised)."""
-    seen = set()
-    while err is not None and id(err) not in seen:
-        if isinstance(err, BrokenPipeError):
-            return True
-        seen.add(id(err))
-        err = err.__cause__ or err.__context__
-    return False
+    return any(isinstance(link, BrokenPipeError) for link in exception_chain(err))
 
 
 def quiet_on_closed_stdout(main: Main) -> Main:

@@ -38,6 +38,16 @@ class NonFiniteLossError(ReprolabError):
     exit_code = 3
 
 
+def exception_chain(err: BaseException | None) -> Iterator[BaseException]:
+    """`err`, then what it was raised from or during (`__cause__`, else `__context__`), each once: a chain can
+    loop back on itself."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        yield err
+        err = err.__cause__ or err.__context__
+
+
 def one_line(err: BaseException) -> str:
     """The user-facing line of an error, also when a DataLoader worker wrapped it in a traceback."""
     text = str(err).strip()

@@ -81,6 +81,12 @@ def fit(cfg: DictConfig, trainer: L.Trainer, task: L.LightningModule, datamodule
     return metrics
 
 
+def trains(task: L.LightningModule) -> bool:
+    """A task without a `training_step` (an evaluator: the zero-shot LLM agent of skillsonar) is tested only;
+    Lightning's fit refuses it even at max_epochs=0."""
+    return type(task).training_step is not L.LightningModule.training_step
+
+
 def test_best(trainer: L.Trainer, task: L.LightningModule, datamodule) -> tuple[dict[str, float], str | None]:
     """Test the best checkpoint by the monitor (the final weights when there is none, e.g. fast_dev_run). A job of a
     `-m` sweep prints one `test: …` line instead of Lightning's "Test metric" table (48 tables flood a sweep)."""
@@ -115,7 +121,7 @@ def run(cfg: DictConfig, resolved: dict | None = None) -> dict[str, float]:
     with rejected_at_set_up(user_overrides, resolved_config(cfg)):
         datamodule, task, trainer = build_run(cfg, resolved)
     with expected_warnings(task), rejected_at_set_up(user_overrides, resolved_config(cfg), lambda: trainer.global_step > 0):
-        metrics = fit(cfg, trainer, task, datamodule)
+        metrics = fit(cfg, trainer, task, datamodule) if trains(task) else {}
         if cfg.get("test_after_fit", True):
             test_metrics, best = test_best(trainer, task, datamodule)
             metrics.update(test_metrics)

@@ -6,8 +6,8 @@ Both give `encode(text) -> ids`, `decode(ids) -> text` (special tokens dropped),
 
 from __future__ import annotations
 
-from reprolab.cli.errors import DatasetNotFoundError
 from reprolab.config.extras import require
+from reprolab.models.hub import from_hub
 
 
 class ByteTokenizer:
@@ -30,12 +30,8 @@ class HuggingFaceTokenizer:
         require("transformers", "lm")
         from transformers import AutoTokenizer
 
-        try:
+        with from_hub(name, "tokenizer.name"):
             self.tokenizer = AutoTokenizer.from_pretrained(name, revision=revision)
-        except OSError as err:
-            raise DatasetNotFoundError(f"tokenizer.name='{name}' could not be loaded ({str(err).splitlines()[0]}); "
-                                       f"download it where the Hub is reachable (hf download {name}) or set "
-                                       "tokenizer.name to a local folder") from None
         self.eos_id = self.tokenizer.eos_token_id
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.eos_id
         self.bos_id = self.tokenizer.bos_token_id

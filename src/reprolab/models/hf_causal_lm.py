@@ -15,9 +15,10 @@ from contextlib import contextmanager
 import torch
 from torch import nn
 
-from reprolab.cli.errors import ConfigError, DatasetNotFoundError
+from reprolab.cli.errors import ConfigError
 from reprolab.config.extras import require
 from reprolab.lm.sampling import left_pad, until_eos
+from reprolab.models.hub import from_hub
 
 
 class HuggingFaceCausalLM(nn.Module):
@@ -35,13 +36,9 @@ class HuggingFaceCausalLM(nn.Module):
         if not isinstance(torch_dtype, torch.dtype):
             raise ConfigError(f"model.dtype={dtype!r} is not a torch dtype (float32, bfloat16, float16)")
         if pretrained is not None:
-            try:
+            with from_hub(pretrained, "model.pretrained"):
                 self.model = AutoModelForCausalLM.from_pretrained(pretrained, revision=revision, dtype=torch_dtype,
                                                                   attn_implementation=attn_implementation)
-            except OSError as err:  # not cached and no Hub: say what to fetch
-                raise DatasetNotFoundError(f"model.pretrained='{pretrained}' could not be loaded ({str(err).splitlines()[0]}); "
-                                           f"download it where the Hub is reachable (hf download {pretrained}) or set "
-                                           "model.pretrained to a local folder") from None
         else:
             settings = dict(config)
             self.model = AutoModelForCausalLM.from_config(AutoConfig.for_model(settings.pop("model_type"), **settings),

@@ -46,10 +46,10 @@ def adapter(**kw):
 
 def test_the_delta_is_the_difference_of_per_token_layernorms():
     a = adapter()
-    src = torch.randn(2, 5, 8)
+    src = torch.randn(2, 5, 8, generator=torch.Generator().manual_seed(0))
     assert torch.allclose(a.delta(src, 3 * src + 1), torch.zeros(2, 5, 8), atol=1e-4)   # LN removes scale/shift
     raw = adapter(layernorm=False)
-    assert torch.allclose(raw.delta(src, 3 * src + 1), 2 * src + 1)
+    assert torch.allclose(raw.delta(src, 3 * src + 1), 2 * src + 1, atol=1e-6)   # (3s+1)-s rounds where 2s+1 is near 0
     assert torch.allclose(adapter(delta_input="target").delta(src, src + 1), F.layer_norm(src + 1, (8,)))
 
 
