@@ -34,7 +34,7 @@ def merge_with_recorded(claims_file: ClaimsFile, results: list[ClaimResult]) -> 
     counted: dict[str, ClaimResult] = {}  # each claim as a meta-claim counts it: the recorded verdict where kept
     for result in results:
         old = recorded.get(result.claim.id)
-        if result.verdict == NOT_RUN and _absent(result) and old and old["verdict"] != NOT_RUN:
+        if result.verdict == NOT_RUN and _absent(result) and old and (old["verdict"] != NOT_RUN or old.get("pairs")):
             if result.claim.is_meta:
                 kept[result.claim.id] = {**old, **_declared(result.claim), "kept": True}
                 result = replace(result, verdict=old["verdict"], commits=list(old.get("commits", [])))

@@ -413,3 +413,15 @@ def test_every_recorded_claim_whose_trivial_arm_meets_its_bar_is_recorded_as_cou
                 assert recorded[claim.id]["verdict"] == "could not fail", f"{paper}/{claim.id}: its trivial arm meets the bar"
             named += 1
     assert named >= 1  # the project's claims files name trivial arms (dag_gp, probes, voting, heteroskedastic)
+
+
+def test_a_recorded_partial_result_is_kept_when_its_runs_are_absent(tmp_path, sweep):
+    path = write_claims(tmp_path, [paired()])
+    assert claims_cli.main(["--file", str(path)]) == 0
+    record = path.parent / "results" / "claims.json"
+    data = json.loads(record.read_text())
+    data["claims"][0].update(verdict="not run", pairs=data["claims"][0]["pairs"][:1])  # one pair finished
+    record.write_text(json.dumps(data))
+    assert claims_cli.main(["--file", str(path), "--runs-root", str(tmp_path / "elsewhere")]) == 0
+    again = json.loads(record.read_text())["claims"][0]
+    assert again["kept"] and again["verdict"] == "not run" and again["n"] == 1 and again["mean"] is not None
