@@ -12,7 +12,7 @@ claim-heteroskedastic: ## CPU claim check: mean MLP -> post-hoc heads (all/last 
 	-$(CPU1) $(TRAIN) -m experiment=heteroskedastic/mean_cpu $(HETERO_ARGS) hydra.sweep.dir=$(HETERO_ROOT)/mean 'hydra.sweep.subdir=$${data.name}-$${seed}'
 	-$(CPU1) $(TRAIN) -m experiment=$(HETERO_POSTHOC) $(HETERO_ARGS) ++mean_runs=$(HETERO_ROOT)/mean hydra.sweep.dir=$(HETERO_ROOT)/posthoc
 	-$(CPU1) $(TRAIN) -m experiment=$(HETERO_END_TO_END) $(HETERO_ARGS) hydra.sweep.dir=$(HETERO_ROOT)/end_to_end
-	-$(CPU1) $(TRAIN) -m experiment=$(HETERO_END_TO_END) $(HETERO_ARGS) data.fit_on=train_holdout hydra.sweep.dir=$(HETERO_ROOT)/end_to_end_same_rows
+	-$(CPU1) $(TRAIN) -m experiment=$(HETERO_END_TO_END) $(HETERO_ARGS) ++data.fit_on=train_holdout hydra.sweep.dir=$(HETERO_ROOT)/end_to_end_same_rows
 	$(MAKE) table-heteroskedastic
 	$(CLAIMS) heteroskedastic
 

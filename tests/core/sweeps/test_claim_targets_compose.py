@@ -1,0 +1,62 @@
+"""Every `reprolab-train -m` call of every `make claim-<paper>` target composes as Hydra composes a multirun before
+its first job: with the sweep overrides (`a,b`, ranges, globs) left out. A plain override of a key that only the
+swept presets or data options have (`data.fit_on=…` beside `data=hetero_energy,…`) fails there, for the whole sweep,
+and must be written `++key=…` (README, "Sweeps"). The commands are read with `make -n`, as make expands them."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+from hydra.core.override_parser.overrides_parser import OverridesParser
+
+from reprolab.config.compose import compose
+
+REPO = Path(__file__).resolve().parents[3]
+PAPERS = sorted(p.parent.name for p in (REPO / "experiments").glob("*/targets.mk"))
+
+
+def train_calls(target: str) -> list[list[str]]:
+    """The override lists of the `reprolab-train` calls `make -n <target>` would run (one per `--next` part)."""
+    result = subprocess.run(["make", "-n", "--no-print-directory", target, "VENV=.venv", "JOBS=1"], cwd=REPO,
+                            capture_output=True, text=True, timeout=60)
+    calls = []
+    for line in result.stdout.replace("\\\n", " ").splitlines():
+        words = shlex.split(line.strip().lstrip("-@")) if "bin/reprolab-train" in line else []
+        for i, word in enumerate(words):
+            if word.endswith("bin/reprolab-train"):
+                part: list[str] = []
+                for arg in words[i + 1:]:
+                    if arg == "--next":
+                        calls.append(part)
+                        part = []
+                    elif arg not in ("-m", "--multirun"):
+                        part.append(arg)
+                calls.append(part)
+                break
+    return calls
+
+
+def first_composition(args: list[str]) -> list[str]:
+    """What Hydra applies before a multirun's jobs: the overrides that are not sweeps, Hydra's own keys aside."""
+    parsed = OverridesParser.create().parse_overrides(args)
+    return [arg for arg, o in zip(args, parsed, strict=True)
+            if not o.is_sweep_override() and not o.key_or_group.startswith("hydra")]
+
+
+def test_first_composition_leaves_out_sweeps():
+    args = ["experiment=a/b,a/c", "seed=0,1", "++data.fit_on=x", "trainer.max_steps=3", "hydra.sweep.dir=logs/x"]
+    assert first_composition(args) == ["++data.fit_on=x", "trainer.max_steps=3"]
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_claim_target_sweeps_compose_before_their_first_job(paper, tmp_path):
+    calls = train_calls(f"claim-{paper}")
+    for args in calls:
+        try:
+            compose(first_composition(args), output_dir=tmp_path)
+        except Exception as err:  # noqa: BLE001 - the message names the key; the assertion names the call
+            pytest.fail(f"claim-{paper}: `reprolab-train -m {shlex.join(args)}` fails before its first job: "
+                        f"{str(err).splitlines()[0]}")
