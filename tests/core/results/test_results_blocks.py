@@ -34,8 +34,7 @@ def table_commands(target: str) -> list[list[str]]:
     return commands
 
 
-NOT_YET_RUN = {"heteroskedastic": "issue 36's same-rows arms: claim-heteroskedastic not re-run since its table changed",
-               "dolores": "claim-dolores not run yet (issue 45: the CPU reader did not learn; fix registered first)"}
+NOT_YET_RUN = {"dolores": "claim-dolores not run yet (issue 45: the CPU reader did not learn; fix registered first)"}
 
 
 @pytest.mark.parametrize("paper", [pytest.param(p, marks=pytest.mark.xfail(reason=NOT_YET_RUN[p], strict=True))
