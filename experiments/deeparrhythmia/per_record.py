@@ -15,9 +15,10 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from reprolab.claims.evaluate import matches, verdict_for
+from reprolab.claims.evaluate import matches
 from reprolab.claims.intervals import t_interval
 from reprolab.claims.spec import load_claims
+from reprolab.claims.verdicts import verdict_for
 from reprolab.results.markdown import write_block
 from reprolab.results.runs import find_runs
 

@@ -16,8 +16,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from reprolab.claims.evaluate import NOT_RUN, ClaimResult, evaluate_meta, score_pairs, with_trivial
+from reprolab.claims.evaluate import ClaimResult, evaluate_meta, score_pairs, with_trivial
 from reprolab.claims.spec import Claim, ClaimsFile
+from reprolab.claims.verdicts import NOT_RUN
 
 TOOL = "reprolab-claims"
 

@@ -11,7 +11,6 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from reprolab.claims.evaluate import FAILS, HOLDS, NOT_RUN, VERDICTS, sanity_verdict
 from reprolab.claims.report import (
     bar_text,
     describe,
@@ -22,6 +21,7 @@ from reprolab.claims.report import (
     verdict_text,
 )
 from reprolab.claims.spec import Claim, load_claims, papers_with_claims
+from reprolab.claims.verdicts import FAILS, HOLDS, NOT_RUN, VERDICTS, sanity_verdict
 from reprolab.config.compose import REPO_ROOT
 
 HEADER = """# Reproductions

@@ -1,7 +1,7 @@
 """What to do about an override Hydra could not apply: the nearest existing key for a typo (`trainer.max_step=5`
 → `trainer.max_steps`), `~<group>` where a config group was set to null (`scheduler=null`), one of `-m`, `--cfg`,
 `--info` where several were given, and the presets near one Hydra cannot find; before Hydra parses them, an
-override written as a flag (`--seed 1`) or a preset named without `experiment=`."""
+override written as a flag (`--seed 1`) or a preset named without `experiment=`, and `-m` moved first."""
 
 from __future__ import annotations
 
@@ -21,6 +21,17 @@ HYDRA_FLAGS = {"--help", "--hydra-help", "--version", "--cfg", "--resolve", "--p
                "--next"}  # --next: reprolab.sweeps.chain's separator
 _TAKES_VALUE = {"--cfg", "-c", "--package", "-p", "--config-path", "-cp", "--config-name", "-cn", "--config-dir", "-cd",
                 "--experimental-rerun"}
+
+
+MULTIRUN_FLAGS = ("-m", "--multirun")
+
+
+def multirun_flag_first(argv: list[str]) -> list[str]:
+    """`-m` moved before the overrides: Hydra's parser takes overrides on one side of it only, and `make claim-*
+    JOBS=2` puts the launcher's overrides before a recipe's `-m` (`reprolab-train hydra/launcher=parallel … -m …`)."""
+    if not any(a in MULTIRUN_FLAGS for a in argv[1:]):
+        return argv
+    return [argv[0], "-m", *(a for a in argv[1:] if a not in MULTIRUN_FLAGS)]
 
 
 def argument_error_line(args: Sequence[str], prog: str, presets: bool = True) -> str | None:

@@ -33,7 +33,12 @@ from reprolab.cli.errors import (
     rejected_at_set_up,
 )
 from reprolab.cli.interrupt import exit_interrupted, was_interrupted, watch_sigint
-from reprolab.cli.override_hints import argument_error_line, override_error_line, preset_options
+from reprolab.cli.override_hints import (
+    argument_error_line,
+    multirun_flag_first,
+    override_error_line,
+    preset_options,
+)
 from reprolab.config.checks import check_targets, check_values
 from reprolab.config.compose import CONF_DIR
 from reprolab.config.paths import other_checkout_warning
@@ -238,17 +243,6 @@ def main() -> None:
     if SEPARATOR in sys.argv:
         sys.exit(run_chain(main_one, sys.argv))
     main_one()
-
-
-MULTIRUN_FLAGS = ("-m", "--multirun")
-
-
-def multirun_flag_first(argv: list[str]) -> list[str]:
-    """`-m` moved before the overrides: Hydra's parser takes overrides on one side of it only, and `make claim-*
-    JOBS=2` puts the launcher's overrides before a recipe's `-m` (`reprolab-train hydra/launcher=parallel … -m …`)."""
-    if not any(a in MULTIRUN_FLAGS for a in argv[1:]):
-        return argv
-    return [argv[0], "-m", *(a for a in argv[1:] if a not in MULTIRUN_FLAGS)]
 
 
 def main_one() -> None:

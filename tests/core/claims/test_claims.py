@@ -10,10 +10,10 @@ import pytest
 import yaml
 
 from reprolab.claims import ClaimsError, evaluate_claims, load_claims
-from reprolab.claims.evaluate import verdict_for
 from reprolab.claims.intervals import log_t_interval, t_interval
 from reprolab.claims.scorecard import render_scorecard
 from reprolab.claims.spec import Claim
+from reprolab.claims.verdicts import verdict_for
 from reprolab.cli import claims as claims_cli
 from tests.core.results.run_folders import make_run, make_sweep
 

@@ -5,33 +5,21 @@ new ones. The targets' commands are read with `make -n`, so make variables are e
 from __future__ import annotations
 
 import shlex
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from reprolab.cli.table import _without_results, parse_args
 from reprolab.results.markdown import block_args
+from tests.core.make_dry_run import script_calls
 
 REPO = Path(__file__).resolve().parents[3]
 PAPERS = sorted(p.parent.name for p in (REPO / "experiments").glob("*/targets.mk"))
 
 
 def table_commands(target: str) -> list[list[str]]:
-    """The `reprolab-table ...` argument lists that `make -n <target>` would run (none if no such target)."""
-    result = subprocess.run(["make", "-n", "--no-print-directory", target, "VENV=.venv"], cwd=REPO,
-                            capture_output=True, text=True, timeout=60)
-    if result.returncode != 0:
-        return []
-    commands = []
-    for line in result.stdout.replace("\\\n", " ").splitlines():
-        if "reprolab-table" not in line:
-            continue
-        words = shlex.split(line.strip().lstrip("-@"))
-        for i, word in enumerate(words):
-            if word.endswith("bin/reprolab-table") and "--results" in words[i:]:
-                commands.append(words[i + 1:])
-    return commands
+    """The `reprolab-table ...` argument lists that write a RESULTS.md block."""
+    return [args for args in script_calls(target, "reprolab-table") if "--results" in args]
 
 
 NOT_YET_RUN = {"dolores": "claim-dolores not run yet (issue 45: the CPU reader did not learn; fix registered first)"}

@@ -6,13 +6,13 @@ and must be written `++key=…` (README, "Sweeps"). The commands are read with `
 from __future__ import annotations
 
 import shlex
-import subprocess
 from pathlib import Path
 
 import pytest
 from hydra.core.override_parser.overrides_parser import OverridesParser
 
 from reprolab.config.compose import compose
+from tests.core.make_dry_run import script_calls
 
 REPO = Path(__file__).resolve().parents[3]
 PAPERS = sorted(p.parent.name for p in (REPO / "experiments").glob("*/targets.mk"))
@@ -20,22 +20,16 @@ PAPERS = sorted(p.parent.name for p in (REPO / "experiments").glob("*/targets.mk
 
 def train_calls(target: str) -> list[list[str]]:
     """The override lists of the `reprolab-train` calls `make -n <target>` would run (one per `--next` part)."""
-    result = subprocess.run(["make", "-n", "--no-print-directory", target, "VENV=.venv", "JOBS=1"], cwd=REPO,
-                            capture_output=True, text=True, timeout=60)
     calls = []
-    for line in result.stdout.replace("\\\n", " ").splitlines():
-        words = shlex.split(line.strip().lstrip("-@")) if "bin/reprolab-train" in line else []
-        for i, word in enumerate(words):
-            if word.endswith("bin/reprolab-train"):
-                part: list[str] = []
-                for arg in words[i + 1:]:
-                    if arg == "--next":
-                        calls.append(part)
-                        part = []
-                    elif arg not in ("-m", "--multirun"):
-                        part.append(arg)
+    for args in script_calls(target, "reprolab-train", "JOBS=1"):
+        part: list[str] = []
+        for arg in args:
+            if arg == "--next":
                 calls.append(part)
-                break
+                part = []
+            elif arg not in ("-m", "--multirun"):
+                part.append(arg)
+        calls.append(part)
     return calls
 
 
