@@ -20,7 +20,8 @@ from torch import nn
 from experiments.deeparrhythmia.data import batch_dict
 from experiments.deeparrhythmia.metrics import beat_scores
 from experiments.deeparrhythmia.records import class_names
-from reprolab.cli.errors import ConfigError, DatasetNotFoundError
+from reprolab.cli.errors import ConfigError
+from reprolab.models.hub import from_hub
 from reprolab.tasks.base import Task
 
 EVIDENCE = ("minimal", "rich", "confidence")
@@ -100,14 +101,11 @@ class VisionLanguagePolicy(nn.Module):
         if model is None:
             from transformers import AutoModelForImageTextToText, AutoProcessor
 
-            try:
+            with from_hub(name_or_path, "model.name_or_path",
+                          hint="with network, add model.local_files_only=false (the reproduce target does)"):
                 processor = AutoProcessor.from_pretrained(name_or_path, local_files_only=local_files_only)
                 model = AutoModelForImageTextToText.from_pretrained(name_or_path, dtype=getattr(torch, dtype),
                                                                     local_files_only=local_files_only)
-            except OSError as err:  # not in the Hugging Face cache and no hub to fetch it from
-                raise DatasetNotFoundError(f"model '{name_or_path}' could not be loaded ({str(err).splitlines()[0]}); "
-                                           "with network, add model.local_files_only=false (the reproduce target does) "
-                                           "or set model.name_or_path to a local folder") from None
         self.net, self.processor, self.max_new_tokens = model, processor, max_new_tokens
 
     @torch.no_grad()

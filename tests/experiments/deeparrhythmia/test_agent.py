@@ -78,3 +78,16 @@ def test_tiny_random_vlm_answers_through_the_agent():
     assert len(labels) == 3 and task.asked == 1
     labels, _ = task.ask(SEG, "minimal")
     assert len(labels) == 3 and task.unparsed <= task.asked == 2  # a random model's answer falls back, counted
+
+
+def test_an_uncached_model_is_one_line_naming_the_switch(tmp_path, monkeypatch):
+    from reprolab.cli.errors import DatasetNotFoundError
+
+    pytest.importorskip("transformers")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path))       # an empty cache: nothing to load offline
+    with pytest.raises(DatasetNotFoundError) as err:
+        VisionLanguagePolicy("reprolab-test/not-a-cached-model")
+    message = str(err.value)
+    assert "\n" not in message and "model.local_files_only=false" in message
+    assert "model.name_or_path to a local folder" in message and "hf download" not in message
