@@ -15,6 +15,7 @@ from experiments.deeparrhythmia.agent import (
     tool_call,
     tool_schemas,
 )
+from reprolab.cli.errors import DatasetNotFoundError
 
 SEG = {"beats": np.sin(np.linspace(0, 20, 30)).reshape(3, 10).astype(np.float32),
        "rr": np.array([[0.8, 0.8, 0.8, 1, 1], [0.8, 0.5, 0.7, 1.1, 0.7], [0.5, 1.1, 0.8, 0.6, 1.4]], np.float32),
@@ -80,12 +81,8 @@ def test_tiny_random_vlm_answers_through_the_agent():
     assert len(labels) == 3 and task.unparsed <= task.asked == 2  # a random model's answer falls back, counted
 
 
-def test_an_uncached_model_is_one_line_naming_the_switch(tmp_path, monkeypatch):
-    from reprolab.cli.errors import DatasetNotFoundError
-
+def test_an_uncached_model_is_one_line_naming_the_switch():
     pytest.importorskip("transformers")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_HOME", str(tmp_path))       # an empty cache: nothing to load offline
     with pytest.raises(DatasetNotFoundError) as err:
         VisionLanguagePolicy("reprolab-test/not-a-cached-model")
     message = str(err.value)
