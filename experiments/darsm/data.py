@@ -17,7 +17,8 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 from experiments.darsm.channel import TRANSPORT, Channel, ConstantCoefficients, ImplicitARSM
-from experiments.darsm.solver import newton_solve
+from experiments.darsm.solver import NotConverged, newton_solve
+from reprolab.cli.errors import ConfigError
 
 
 def truth_closure(a2: float, a1_damping: float, damping_re_t: float) -> ImplicitARSM:
@@ -73,7 +74,12 @@ class ChannelTwinDataModule(L.LightningDataModule):
         with torch.no_grad():
             for re_tau in self.train_re_tau + self.test_re_tau:
                 if re_tau not in self.cases:
-                    self.cases[re_tau] = solve_truth_case(re_tau, self.n, self.stretch, self.truth)
+                    try:
+                        self.cases[re_tau] = solve_truth_case(re_tau, self.n, self.stretch, self.truth)
+                    except NotConverged as err:
+                        raise ConfigError(f"the truth profile at Re_tau {re_tau:g} does not converge with data.truth="
+                                          f"{self.truth}, data.n={self.n}, data.stretch={self.stretch} ({str(err).split(';')[0]}); use "
+                                          "values nearer the preset's") from err
 
     def _loader(self, re_list: list[float]) -> DataLoader:
         return DataLoader(_Cases([self.cases[r] for r in re_list]), batch_size=None, collate_fn=lambda c: c)

@@ -38,7 +38,8 @@ def frozen_stage(module: torch.nn.Module | None, run_dir: str | None, key: str, 
         if not run_dir:
             raise ConfigError(f"task.{key}_from is not set; give the {stage} run folder (make claim-delta_adapter "
                               f"trains it first) or a task.{key} module")
-        module, _ = load_run_model(run_dir, to_make_it=f"run the {stage} preset first (experiments/delta_adapter/README.md)")
+        module, _ = load_run_model(run_dir, to_make_it=f"run the {stage} preset first, or point task.{key}_from at "
+                                   "its run folder (experiments/delta_adapter/README.md)")
     module.requires_grad_(False)
     for injection in getattr(module, "injection", ()):
         injection.requires_grad_(True)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+import torch
 from lightning.pytorch.utilities.exceptions import MisconfigurationException
 
 from reprolab.cli.errors import ConfigError, from_rejection
@@ -58,6 +59,34 @@ def test_lightning_names_the_config_key_beside_the_override():
     assert "limit_val_batches=2" not in str(mapped)  # the advice sentence names keys that are not the cause
 
 
+def our_own_check():
+    raise RuntimeError("our own bug")
+
+
+def negative_width(width):
+    return torch.empty(width, 3)  # torch's native code refuses it, from our line
+
+
+def test_a_native_op_refusing_a_value_names_its_override():
+    mapped = from_rejection(raised(lambda: negative_width(-6)), ["model.width=-6"])
+    assert isinstance(mapped, ConfigError)
+    assert str(mapped).startswith("model.width=-6: rejected by core/test_fuzz_config.py negative_width() (RuntimeError: ")
+    assert "negative dimension -6" in str(mapped)
+
+
+def test_a_swapped_data_group_is_named_whatever_it_breaks():
+    class SachsDataModule:
+        pass
+
+    err = raised(lambda: SachsDataModule().world)
+    mapped = from_rejection(err, ["debug=fdr", "data=dag_gp_sachs"])
+    assert isinstance(mapped, ConfigError)
+    assert str(mapped).startswith("data=dag_gp_sachs: this preset's code cannot use it (rejected by ")
+    assert "AttributeError: 'SachsDataModule' object has no attribute 'world'" in str(mapped)
+    assert "pick a data option made for this preset's task" in str(mapped)
+    assert from_rejection(err, ["data=dag_gp_sachs"], setting_up=False) is err  # after the first step: a bug
+
+
 def test_a_preset_as_shipped_that_fails_stays_a_bug():
     err = raised(lambda: eval_prompts(1.5))
     assert from_rejection(err, []) is err
@@ -66,8 +95,10 @@ def test_a_preset_as_shipped_that_fails_stays_a_bug():
 def test_after_the_first_step_or_of_another_kind_our_error_stays_a_bug():
     err = raised(lambda: eval_prompts(1.5))
     assert from_rejection(err, ["data.min_length=1.5"], setting_up=False) is err
-    runtime = raised(lambda: (_ for _ in ()).throw(RuntimeError("our own bug")))
+    runtime = raised(our_own_check)
     assert from_rejection(runtime, ["data.min_length=1.5"]) is runtime
+    missing = raised(lambda: object().world)  # an AttributeError of ours without a swapped group: a bug
+    assert from_rejection(missing, ["data.min_length=1.5"]) is missing
     disk = OSError(28, "No space left on device")
     assert from_rejection(disk, ["data.min_length=1.5"]) is disk  # from_os_error's: exit 4
 

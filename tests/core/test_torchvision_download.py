@@ -41,3 +41,28 @@ def test_bad_arguments_are_one_line(capsys):
     assert capsys.readouterr().err == "error: torchvision.datasets has no dataset 'MNSIT'\n"
     assert tvd.main([]) == 2
     assert capsys.readouterr().err.startswith("error: usage: python -m reprolab.data.torchvision_download")
+
+
+def test_cifar10_without_network_in_a_run_is_a_missing_dataset_naming_the_folder(tmp_path, monkeypatch):
+    """`data=cifar10` on a machine without CIFAR-10 or network: the training run's prepare_data, not a URLError."""
+    import errno
+    from urllib.error import URLError
+
+    from reprolab.cli.errors import DatasetNotFoundError, StorageError, from_os_error
+    from reprolab.data.image_classification import CIFAR10DataModule
+
+    def offline(root, train, download):
+        raise URLError("[Errno -2] Name or service not known")
+
+    monkeypatch.setattr(torchvision.datasets, "CIFAR10", offline)
+    module = CIFAR10DataModule(str(tmp_path / "cifar10"))
+    with pytest.raises(DatasetNotFoundError, match=r"could not download CIFAR-10 into data_dir '.*cifar10' \(URLError"):
+        module.prepare_data()
+
+    def full(root, train, download):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(torchvision.datasets, "CIFAR10", full)
+    with pytest.raises(OSError) as caught:  # a full disk stays the storage error (exit 4), not a missing dataset
+        module.prepare_data()
+    assert isinstance(from_os_error(caught.value), StorageError)

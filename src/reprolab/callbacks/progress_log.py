@@ -36,6 +36,8 @@ class ProgressLog(L.Callback):
     def __init__(self, interval_s: float = 30.0, when: str = "auto"):
         if when not in WHEN:
             raise ValueError(f"when={when!r}; choose one of {WHEN}")
+        if isinstance(interval_s, bool) or not isinstance(interval_s, int | float) or not interval_s >= 0:
+            raise ValueError(f"interval_s={interval_s!r}; give a number of seconds >= 0")
         self.interval_s = interval_s
         self.enabled = when == "always" or (when == "auto" and not sys.stdout.isatty())
         self._time, self._step = 0.0, 0

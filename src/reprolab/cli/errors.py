@@ -71,7 +71,8 @@ def from_instantiation(err: Exception) -> Exception:
     return err
 
 
-REJECTED_AT_SET_UP = (ValueError, TypeError, KeyError)  # Python's "this argument is wrong", from our own code too
+REJECTED_AT_SET_UP = (ValueError, TypeError, LookupError)  # Python's "this argument is wrong", from our own code too
+CONTRACT_GROUPS = ("data", "model", "task")  # a swap of one changes what the others are handed (batches, attributes)
 
 
 def _always_config() -> tuple[type, ...]:
@@ -94,8 +95,22 @@ def _raised_where(err: BaseException) -> tuple[str | None, str, list[str]]:
     return library, where, [f.line or "" for f in frames[-4:]]
 
 
-def _named(text: str, word: str) -> bool:
-    return bool(word) and re.search(rf"(?<![\w.]){re.escape(word)}(?![\w])", text) is not None
+def _native(err: BaseException, lines: list[str]) -> bool:
+    """A RuntimeError that a native op (torch, numpy) raised from one of our lines, e.g. a negative dimension or a
+    size mismatch: the last frame's line is not one of our own `raise` statements."""
+    return isinstance(err, RuntimeError) and not isinstance(err, NotImplementedError | RecursionError) \
+        and bool(lines) and not lines[-1].lstrip().startswith("raise")
+
+
+def _swaps(overrides: Sequence[str]) -> list[str]:
+    """The overrides that put another option in a group of CONTRACT_GROUPS (`data=koopman_standard`)."""
+    return [o for o in overrides if o.partition("=")[0].lstrip("+") in CONTRACT_GROUPS]
+
+
+def _named(text: str, word: str, attribute: bool = False) -> bool:
+    """`word` stands alone in `text` (or, with `attribute`, also as `obj.word`, as source code reads a setting)."""
+    before = r"(?<![\w])" if attribute else r"(?<![\w.])"
+    return bool(word) and re.search(rf"{before}{re.escape(word)}(?![\w])", text) is not None
 
 
 def _culprits(message: str, lines: list[str], overrides: Sequence[str]) -> list[str]:
@@ -106,7 +121,7 @@ def _culprits(message: str, lines: list[str], overrides: Sequence[str]) -> list[
     for override in overrides:
         key, _, value = override.partition("=")
         last = key.lstrip("+~").rpartition(".")[2].rpartition("/")[2]
-        if _named(message, last) or _named(code, last) or (len(value) > 1 and _named(message, value)):
+        if _named(message, last) or _named(code, last, attribute=True) or (len(value) > 1 and _named(message, value)):
             found.append(override)
     return found or list(overrides)
 
@@ -147,8 +162,9 @@ def from_rejection(err: BaseException, overrides: Sequence[str], config: dict | 
     the config keys the refusal names) and what to do. Refusals: Lightning's MisconfigurationException, whatever
     Lightning's own code raises (its loops' and callbacks' checks), MemoryError, anywhere; and while `setting_up`
     (config check, construction, fit up to its first optimizer step, validation and test, which rerun the same code
-    on the same data: where the config's values first meet the code): whatever a library's code raises (torch, scikit-learn, LightGBM: each has its own types), and a
-    ValueError/TypeError/KeyError of ours. With no overrides (each preset as shipped is tested by test_presets: a
+    on the same data: where the config's values first meet the code): whatever a library's code raises (torch, scikit-learn, LightGBM: each has its own types), a
+    ValueError/TypeError/LookupError of ours, a RuntimeError of a native op called from our code (_native), and
+    anything at all when a group of CONTRACT_GROUPS was swapped (the swapped group is named). With no overrides (each preset as shipped is tested by test_presets: a
     bug), a file or disk error (from_os_error's), or anything else, `err` is returned as it is.
     `config`: the resolved config as a container, to name the keys a message names."""
     rejected = _unwrap(err)
@@ -157,9 +173,15 @@ def from_rejection(err: BaseException, overrides: Sequence[str], config: dict | 
     library, where, lines = _raised_where(rejected)
     memory = isinstance(rejected, MemoryError) or "can't allocate memory" in str(rejected)  # torch's CPU allocator
     anywhere = memory or isinstance(rejected, _always_config()) or library == "lightning"
-    if not (anywhere or (setting_up and (library is not None or isinstance(rejected, REJECTED_AT_SET_UP)))):
+    refused = library is not None or isinstance(rejected, REJECTED_AT_SET_UP) or _native(rejected, lines)
+    swapped = _swaps(overrides) if setting_up and not (anywhere or refused) else []
+    if not (anywhere or (setting_up and refused) or swapped):
         return err
     message = one_line(rejected)
+    if swapped:  # e.g. AttributeError: 'SachsDataModule' object has no attribute 'world'
+        return ConfigError(f"{', '.join(swapped)}: this preset's code cannot use it (rejected by {where}: "
+                           f"{type(rejected).__name__}: {message}); drop it, or pick a {swapped[0].partition('=')[0].lstrip('+')} "
+                           "option made for this preset's task (`reprolab-train ... --cfg job` prints the composed config)")
     first = message.split(". ")[0]  # Lightning's advice sentences name other keys
     culprits = _culprits(first, lines, overrides)
     related = _related_keys(first, config, culprits)

@@ -14,7 +14,7 @@ from PIL import Image, UnidentifiedImageError
 from torch.utils.data import DataLoader, Dataset, random_split
 from torchvision import datasets, transforms
 
-from reprolab.cli.errors import CorruptDataError, DatasetNotFoundError
+from reprolab.cli.errors import CorruptDataError, DatasetNotFoundError, from_os_error
 from reprolab.data.fake import FakeSamples, random_image, real_setup
 from reprolab.data.fetch import REGISTRY, missing
 from reprolab.data.samplers import EpochShuffleSampler
@@ -118,8 +118,16 @@ class CIFAR10DataModule(ImageClassificationDataModule):
 
     def prepare_data(self) -> None:
         if self.download:
-            datasets.CIFAR10(self.data_dir, train=True, download=True)
-            datasets.CIFAR10(self.data_dir, train=False, download=True)
+            try:
+                datasets.CIFAR10(self.data_dir, train=True, download=True)
+                datasets.CIFAR10(self.data_dir, train=False, download=True)
+            except OSError as err:  # no network (URLError), a refused or cut download; a full disk stays exit 4
+                if from_os_error(err) is not err:
+                    raise
+                raise DatasetNotFoundError(
+                    f"could not download CIFAR-10 into data_dir '{self.data_dir}' ({type(err).__name__}: {err}); "
+                    "without network, copy a cifar-10-batches-py folder there from a machine that has it "
+                    "('make data-cifar10' makes one), or set paths.data_dir") from err
 
     def load(self, train: bool, transform) -> Dataset:
         try:

@@ -21,8 +21,8 @@ class LanguageModelTask(Task):
     def _loss(self, batch):
         tokens, targets = batch
         if tokens.ndim != 2 or tokens.shape != targets.shape:
-            raise ConfigError(f"language modelling expects (tokens [B,T], targets [B,T]); got "
-                              f"{tuple(tokens.shape)} and {tuple(targets.shape)}")
+            raise ConfigError(f"language modelling expects (tokens [B,T], targets [B,T]) from the data group; got "
+                              f"{tuple(tokens.shape)} and {tuple(targets.shape)}: use a data group of token sequences")
         logits = self.model(tokens)
         return F.cross_entropy(logits.float().flatten(0, 1), targets.flatten())
 
