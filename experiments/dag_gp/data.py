@@ -148,7 +148,8 @@ class SachsDataModule(RowsDataModule):
 
     def split_rows(self, table: np.ndarray, header: list[str]):
         if sum(self.sizes) > len(table):
-            raise ConfigError(f"data sizes {self.sizes} exceed the {len(table)} rows of {self.path}")
+            raise ConfigError(f"data.n_train, data.n_val, data.n_test {self.sizes} exceed the {len(table)} rows of "
+                              f"{self.path}; use smaller sizes")
         rows = np.random.default_rng(self.split_seed).permutation(len(table))
         x, y = table[:, [header.index(c) for c in self.inputs]], table[:, [header.index(c) for c in self.nodes]]
         cuts = np.cumsum((0,) + self.sizes)

@@ -33,7 +33,8 @@ class DagGP(nn.Module):
         self.inputs, self.observed = [str(i) for i in inputs], [str(o) for o in observed]
         missing = [o for o in self.observed if o not in self.graph]
         if missing:
-            raise ConfigError(f"data nodes {missing} are not nodes of model.graph {list(self.graph)}")
+            raise ConfigError(f"data nodes {missing} are not nodes of model.graph {list(self.graph)}; pick a data option "
+                              "made for this graph, or set model.graph")
         self.order = topological_order(self.graph, self.inputs)
         node_kernels = dict(node_kernels or {})
         self.node_parents, self.input_parents, gps = {}, {}, []

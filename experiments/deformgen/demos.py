@@ -39,7 +39,8 @@ def source_demo(env: RopeEnv, source: torch.Tensor, expert: Expert):
     poses, grips = expert_plan(env, source, expert)
     out = env.rollout(source, ReplayPolicy(poses, grips))
     if not bool(out["success"][0]):
-        raise ConfigError("the scripted expert fails on the source state: check data.expert and data.slot")
+        raise ConfigError("the scripted expert fails on the source state: set data.expert, data.slot and data.sim "
+                          "values nearer the preset's")
     return poses, grips, out
 
 

@@ -80,6 +80,7 @@ CASES = [
     ("reprolab-train", [*TINY[:2], "debug=limit", "trainer.limit_train_batches=1.5"], 2, "limit_train_batches=1.5 is not valid"),
     ("reprolab-train", [*TINY, "seed=-1"], 2, "seed=-1 is not valid"),
     ("reprolab-train", [*TINY, "+data.num_workers=-1"], 2, "data.num_workers=-1 is not valid"),
+    ("reprolab-train", [*TINY, "+data.num_workers=1000000000000"], 2, "must be an integer in [0, 1024]"),
     # keys and options that do not exist, interpolations that do not resolve
     ("reprolab-train", [*TINY, "+optimizer.lrr=0.1"], 2, "takes no argument 'lrr' (it takes: amsgrad, betas"),
     ("reprolab-train", [*TINY, "+model.widthh=3"], 2, "takes no argument 'widthh' (it takes: hidden"),

@@ -41,7 +41,7 @@ RULES: dict[str, tuple[str, Callable]] = {
     "batch_size": ("an integer ≥ 1", lambda v: _integer(v) and v >= 1),
     "accumulate_grad_batches": ("an integer ≥ 1", lambda v: _integer(v) and v >= 1),
     "check_val_every_n_epoch": ("an integer ≥ 1", lambda v: _integer(v) and v >= 1),
-    "num_workers": ("an integer ≥ 0", lambda v: _integer(v) and v >= 0),
+    "num_workers": ("an integer in [0, 1024] (DataLoader worker processes)", lambda v: _integer(v) and 0 <= v <= 1024),
     "warmup_steps": ("an integer ≥ 0", lambda v: _integer(v) and v >= 0),
     "seed": ("an integer in [0, 2³²)", lambda v: _integer(v) and 0 <= v < 2**32),
     "max_epochs": ("an integer ≥ -1 (-1: no limit)", lambda v: _integer(v) and v >= -1),
