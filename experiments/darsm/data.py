@@ -76,10 +76,11 @@ class ChannelTwinDataModule(L.LightningDataModule):
                 if re_tau not in self.cases:
                     try:
                         self.cases[re_tau] = solve_truth_case(re_tau, self.n, self.stretch, self.truth)
-                    except NotConverged as err:
-                        raise ConfigError(f"the truth profile at Re_tau {re_tau:g} does not converge with data.truth="
-                                          f"{self.truth}, data.n={self.n}, data.stretch={self.stretch} ({str(err).split(';')[0]}); use "
-                                          "values nearer the preset's") from err
+                    except NotConverged as err:  # its advice (solver.max_iters) is the task's, not the truth's
+                        stopped = str(err).split(";")[0]
+                        raise ConfigError(f"the truth profile at Re_tau {re_tau:g} does not converge with "
+                                          f"data.truth={self.truth}, data.n={self.n}, data.stretch={self.stretch} "
+                                          f"({stopped}); use values nearer the preset's") from err
 
     def _loader(self, re_list: list[float]) -> DataLoader:
         return DataLoader(_Cases([self.cases[r] for r in re_list]), batch_size=None, collate_fn=lambda c: c)

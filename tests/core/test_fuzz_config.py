@@ -74,6 +74,19 @@ def test_a_native_op_refusing_a_value_names_its_override():
     assert "negative dimension -6" in str(mapped)
 
 
+def rr_window(csum, local_beats):
+    return csum[local_beats]  # an index our line takes from the config: numpy's IndexError for a fraction
+
+
+def test_an_index_of_the_wrong_kind_names_the_override_the_line_reads():
+    import numpy as np
+
+    err = raised(lambda: rr_window(np.arange(4), np.array([5.5])))
+    mapped = from_rejection(err, ["debug=fdr", "data.local_beats=5.5"])  # only the override the line reads
+    assert isinstance(mapped, ConfigError)
+    assert str(mapped).startswith("data.local_beats=5.5: rejected by core/test_fuzz_config.py rr_window() (IndexError")
+
+
 def test_a_swapped_data_group_is_named_whatever_it_breaks():
     class SachsDataModule:
         pass

@@ -161,11 +161,12 @@ def from_rejection(err: BaseException, overrides: Sequence[str], config: dict | 
     """A command line that a library or our code refuses, as a one-line ConfigError naming the override(s) (and
     the config keys the refusal names) and what to do. Refusals: Lightning's MisconfigurationException, whatever
     Lightning's own code raises (its loops' and callbacks' checks), MemoryError, anywhere; and while `setting_up`
-    (config check, construction, fit up to its first optimizer step, validation and test, which rerun the same code
-    on the same data: where the config's values first meet the code): whatever a library's code raises (torch, scikit-learn, LightGBM: each has its own types), a
-    ValueError/TypeError/LookupError of ours, a RuntimeError of a native op called from our code (_native), and
-    anything at all when a group of CONTRACT_GROUPS was swapped (the swapped group is named). With no overrides (each preset as shipped is tested by test_presets: a
-    bug), a file or disk error (from_os_error's), or anything else, `err` is returned as it is.
+    (config check, construction, fit up to its first optimizer step, validation and test, which rerun the same
+    code on the same data: where the config's values first meet the code): whatever a library's code raises
+    (torch, scikit-learn, LightGBM: each has its own types), a ValueError/TypeError/LookupError of ours, a
+    RuntimeError of a native op called from our code (_native), and anything at all when a group of
+    CONTRACT_GROUPS was swapped (the swap is named). With no overrides (each preset as shipped is tested by
+    test_presets: a bug), a file or disk error (from_os_error's), or anything else, `err` is returned as it is.
     `config`: the resolved config as a container, to name the keys a message names."""
     rejected = _unwrap(err)
     if isinstance(rejected, ReprolabError | OSError) or not overrides:
@@ -173,15 +174,17 @@ def from_rejection(err: BaseException, overrides: Sequence[str], config: dict | 
     library, where, lines = _raised_where(rejected)
     memory = isinstance(rejected, MemoryError) or "can't allocate memory" in str(rejected)  # torch's CPU allocator
     anywhere = memory or isinstance(rejected, _always_config()) or library == "lightning"
-    refused = library is not None or isinstance(rejected, REJECTED_AT_SET_UP) or _native(rejected, lines)
-    swapped = _swaps(overrides) if setting_up and not (anywhere or refused) else []
-    if not (anywhere or (setting_up and refused) or swapped):
+    refused = anywhere or (setting_up and (library is not None or isinstance(rejected, REJECTED_AT_SET_UP)
+                                           or _native(rejected, lines)))
+    swapped = [] if refused or not setting_up else _swaps(overrides)
+    if not (refused or swapped):
         return err
     message = one_line(rejected)
     if swapped:  # e.g. AttributeError: 'SachsDataModule' object has no attribute 'world'
+        group = swapped[0].partition("=")[0].lstrip("+")
         return ConfigError(f"{', '.join(swapped)}: this preset's code cannot use it (rejected by {where}: "
-                           f"{type(rejected).__name__}: {message}); drop it, or pick a {swapped[0].partition('=')[0].lstrip('+')} "
-                           "option made for this preset's task (`reprolab-train ... --cfg job` prints the composed config)")
+                           f"{type(rejected).__name__}: {message}); drop it, or pick a {group} option made for "
+                           "this preset's task (`reprolab-train ... --cfg job` prints the composed config)")
     first = message.split(". ")[0]  # Lightning's advice sentences name other keys
     culprits = _culprits(first, lines, overrides)
     related = _related_keys(first, config, culprits)
