@@ -7,12 +7,13 @@ import importlib.util
 import json
 import subprocess
 import sys
+import weakref
 
 import pytest
 import torch
 from lightning.pytorch.utilities.exceptions import MisconfigurationException
 
-from reprolab.cli.errors import ConfigError, from_rejection
+from reprolab.cli.errors import ConfigError, from_rejection, rejected_at_set_up
 from tests.core.cli import PYTHONPATH, REPO_ROOT
 
 SCRIPT = REPO_ROOT / "scripts" / "fuzz_config.py"
@@ -98,6 +99,28 @@ def test_a_swapped_data_group_is_named_whatever_it_breaks():
     assert "AttributeError: 'SachsDataModule' object has no attribute 'world'" in str(mapped)
     assert "pick a data option made for this preset's task" in str(mapped)
     assert from_rejection(err, ["data=dag_gp_sachs"], setting_up=False) is err  # after the first step: a bug
+
+
+class Layer:
+    pass
+
+
+def build_layers(n_layer, built):
+    layers = []
+    for _ in range(n_layer):
+        layers.append(Layer())
+        built.append(weakref.ref(layers[-1]))
+        if len(layers) == 3:
+            raise MemoryError  # as a ModuleList of 10^12 blocks does under the fuzzer's address-space limit
+
+
+def test_a_model_that_ran_out_of_memory_is_freed_before_its_error_is_built():
+    built = []
+    with pytest.raises(ConfigError, match=r"^model.n_layer=10\*\*12: needs more memory than this run may take") as caught:
+        with rejected_at_set_up(lambda: ["model.n_layer=10**12"]):
+            build_layers(10**12, built)
+    assert len(built) == 3 and all(ref() is None for ref in built)  # the traceback kept no half-built model
+    assert caught.value.__cause__.__traceback__ is not None  # ... but still says where it was raised
 
 
 def test_a_preset_as_shipped_that_fails_stays_a_bug():

@@ -2,6 +2,7 @@
 2 bad input or config, 3 non-finite loss, 4 a file or folder that cannot be written (or read)."""
 
 import errno
+import gc
 import re
 import sys
 import traceback
@@ -172,7 +173,7 @@ def from_rejection(err: BaseException, overrides: Sequence[str], config: dict | 
     if isinstance(rejected, ReprolabError | OSError) or not overrides:
         return err
     library, where, lines = _raised_where(rejected)
-    memory = isinstance(rejected, MemoryError) or "can't allocate memory" in str(rejected)  # torch's CPU allocator
+    memory = out_of_memory(rejected)
     anywhere = memory or isinstance(rejected, _always_config()) or library == "lightning"
     refused = anywhere or (setting_up and (library is not None or isinstance(rejected, REJECTED_AT_SET_UP)
                                            or _native(rejected, lines)))
@@ -201,6 +202,24 @@ def from_rejection(err: BaseException, overrides: Sequence[str], config: dict | 
                        "(`reprolab-train ... --cfg job` prints the composed config)")
 
 
+def out_of_memory(err: BaseException) -> bool:
+    return isinstance(err, MemoryError) or "can't allocate memory" in str(err)  # the latter: torch's CPU allocator
+
+
+def release_frames(err: BaseException) -> None:
+    """Drop the local variables of the frames that `err` and its causes unwound (their tracebacks keep file and
+    line), so that a half-built model which ran out of memory is freed before the error is mapped and printed."""
+    pending, seen = [err], set()
+    while pending:
+        exc = pending.pop()
+        if exc is None or id(exc) in seen:
+            continue
+        seen.add(id(exc))
+        traceback.clear_frames(exc.__traceback__)
+        pending += [exc.__cause__, exc.__context__]
+    gc.collect()
+
+
 def _evaluating(err: BaseException) -> bool:
     """`err` arose in Lightning's evaluation loop (validation, its sanity check, test), read off the traceback:
     the trainer's state is reset by the time the error reaches us."""
@@ -216,6 +235,8 @@ def rejected_at_set_up(overrides: Callable[[], Sequence[str]], config: Callable[
     try:
         yield
     except Exception as err:
+        if out_of_memory(_unwrap(err)):
+            release_frames(err)
         try:
             resolved = config()
         except Exception:  # noqa: BLE001 - an interpolation that does not resolve: no keys to name
