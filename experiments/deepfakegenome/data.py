@@ -151,8 +151,8 @@ class DeepfakeDataModule(L.LightningDataModule):
             if photos == "auto":  # the shared CIFAR subset when it is there, else scikit-learn's photos
                 candidate = self.data_dir / "cifar10-jpeg-subset"
                 photos = candidate if candidate.is_dir() else None
-            build_zoo(root, photos, fractions=self.fractions, split_salt=self.split_salt,
-                      image_size=self.image_size, **zoo)
+            root = build_zoo(root, photos, fractions=self.fractions, split_salt=self.split_salt,
+                             image_size=self.image_size, **zoo)
             return read_dfg_tree(root, self.fractions, self.split_salt)
         if self.layout == "df40":
             return read_df40(root, self.df40_real_dirs, self.df40_families, self.fractions, self.split_salt)

@@ -7,8 +7,10 @@ every algorithm forges its own random draw of photos in each split, so a photo's
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -83,19 +85,21 @@ def _save_png(array: np.ndarray, path: Path, jpeg_quality: int | None = None) ->
 def build_zoo(out_dir: str | Path, photos_dir: str | Path | None, num_algorithms: int = 36, seed: int = 0,
               per_algorithm: dict | None = None, fractions=(0.6, 0.15, 0.25), split_salt: int = 0,
               image_size: int = 32) -> Path:
-    """Build (or reuse) the zoo tree under ``out_dir``; returns its root. Deterministic in all arguments."""
+    """Build (or reuse) the zoo tree in a folder of ``out_dir`` named by its settings; returns that root.
+    Deterministic in all arguments. One folder per setting, built under a name of this process's and renamed
+    into place: the jobs of a sweep over zoo settings, side by side, never rebuild a tree another job reads."""
     per_algorithm = dict(per_algorithm or {"train": 64, "val": 16, "test": 40})
-    out_dir = Path(out_dir)
     key = {"version": ZOO_VERSION, "photos": str(photos_dir), "num_algorithms": num_algorithms, "seed": seed,
            "per_algorithm": per_algorithm, "fractions": list(fractions), "split_salt": split_salt,
            "image_size": image_size}
-    stamp = out_dir / "zoo.json"
+    root = Path(out_dir) / hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
+    stamp = root / "zoo.json"
     if stamp.is_file() and json.loads(stamp.read_text()) == key:
-        return out_dir
+        return root
     source, ids, photos = load_photos(photos_dir, image_size)
     splits = np.array([split_of(i, tuple(fractions), split_salt) for i in ids])
     specs = sample_specs(num_algorithms, seed)
-    tmp = out_dir.with_name(out_dir.name + ".partial")
+    tmp = root.with_name(f"{root.name}.partial-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     (tmp / source / REAL).mkdir(parents=True)
     for i, image_id in enumerate(ids):
@@ -106,9 +110,15 @@ def build_zoo(out_dir: str | Path, photos_dir: str | Path | None, num_algorithms
     (tmp / "manifest.csv").write_text("\n".join(rows) + "\n")
     (tmp / "algorithms.json").write_text(json.dumps([s.as_row() for s in specs], indent=1))
     (tmp / "zoo.json").write_text(json.dumps(key))
-    shutil.rmtree(out_dir, ignore_errors=True)
-    tmp.rename(out_dir)
-    return out_dir
+    try:
+        tmp.rename(root)
+    except OSError:  # a folder is there: another job's identical zoo (keep it), or a damaged one (replace it)
+        if stamp.is_file():
+            shutil.rmtree(tmp)
+        else:
+            shutil.rmtree(root)
+            tmp.rename(root)
+    return root
 
 
 def _write_algorithm(folder: Path, spec: AlgorithmSpec, ids, photos, splits, per_algorithm, image_seed) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from experiments.deepfakegenome.zoo_build import build_zoo
@@ -15,6 +17,12 @@ def zoo_data_dir(tmp_path_factory):
     data_dir = tmp_path_factory.mktemp("dfg_data")
     build_zoo(data_dir / "forgery_zoo", **SMALL_ZOO)
     return data_dir
+
+
+@pytest.fixture(scope="session")
+def zoo_root(zoo_data_dir) -> Path:
+    """The session's small zoo tree (`forgery_zoo/<its settings' digest>/`)."""
+    return build_zoo(zoo_data_dir / "forgery_zoo", **SMALL_ZOO)
 
 
 @pytest.fixture(scope="session")

@@ -50,11 +50,11 @@ def test_split_config_errors(zoo_data_dir, small_zoo):
         make(zoo_data_dir, small_zoo, layout="ff++")
 
 
-def test_corrupt_image_is_reported_with_its_path(tmp_path, zoo_data_dir, small_zoo):
+def test_corrupt_image_is_reported_with_its_path(tmp_path, zoo_root, small_zoo):
     import shutil
 
-    shutil.copytree(zoo_data_dir / "forgery_zoo", tmp_path / "forgery_zoo")
-    victim = sorted((tmp_path / "forgery_zoo" / "sklearn_samples" / "efs00").glob("*.png"))[0]
+    shutil.copytree(zoo_root.parent, tmp_path / "forgery_zoo")
+    victim = sorted((tmp_path / "forgery_zoo" / zoo_root.name / "sklearn_samples" / "efs00").glob("*.png"))[0]
     victim.write_bytes(b"not a png")
     dm = make(tmp_path, small_zoo, in_memory=False)
     dm.setup()
@@ -70,7 +70,7 @@ def test_zoo_is_generated_under_zoo_dir_never_data_dir(tmp_path, small_zoo, monk
     data_dir.mkdir()
     dm = make(data_dir, small_zoo, zoo_dir=str(zoo_dir))
     dm.setup()
-    assert (zoo_dir / "zoo.json").is_file() and list(data_dir.iterdir()) == []
+    assert len(list(zoo_dir.glob("*/zoo.json"))) == 1 and list(data_dir.iterdir()) == []
     monkeypatch.setenv("REPROLAB_CACHE", str(tmp_path / "cache"))
     cfg = compose(["experiment=deepfakegenome/zoo_binary_cpu", "logger=none"], output_dir=tmp_path / "run")
     assert cfg.data.zoo_dir == str(zoo_dir)

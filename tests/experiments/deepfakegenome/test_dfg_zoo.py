@@ -55,8 +55,8 @@ def test_forge_is_deterministic_keeps_content_and_differs_between_algorithms():
     assert all((fakes[0] - f).abs().mean() > 1e-3 for f in fakes[1:])
 
 
-def test_build_zoo_writes_a_dfg_tree_and_reuses_its_cache(zoo_data_dir, small_zoo):
-    root = zoo_data_dir / "forgery_zoo"
+def test_build_zoo_writes_a_dfg_tree_and_reuses_its_cache(zoo_root, small_zoo):
+    root = zoo_root
     table = read_dfg_tree(root)
     assert set(table["source"]) == {"sklearn_samples"}
     assert table["algorithm"].nunique() == 11  # 10 algorithms + real
@@ -67,13 +67,13 @@ def test_build_zoo_writes_a_dfg_tree_and_reuses_its_cache(zoo_data_dir, small_zo
     assert (fakes["split"].values == reals.loc[fakes["id"]].values).all()
     assert len(json.loads((root / "algorithms.json").read_text())) == 10
     stamp = (root / "zoo.json").stat().st_mtime_ns
-    build_zoo(root, **small_zoo)
+    assert build_zoo(root.parent, **small_zoo) == root
     assert (root / "zoo.json").stat().st_mtime_ns == stamp  # cached: not rebuilt
 
 
-def test_zoo_is_byte_identical_across_builds(tmp_path, zoo_data_dir, small_zoo):
+def test_zoo_is_byte_identical_across_builds(tmp_path, zoo_root, small_zoo):
     other = build_zoo(tmp_path / "again", **{**small_zoo, "num_algorithms": 2})
-    first = sorted((zoo_data_dir / "forgery_zoo" / "sklearn_samples" / "fsw00").glob("*.png"))
+    first = sorted((zoo_root / "sklearn_samples" / "fsw00").glob("*.png"))
     assert [p.read_bytes() for p in first] == [
         (other / "sklearn_samples" / "fsw00" / p.name).read_bytes() for p in first]
 
@@ -92,3 +92,21 @@ def test_missing_photo_folder_says_what_to_do(tmp_path):
 
     with pytest.raises(DatasetNotFoundError, match="photos_dir"):
         build_zoo(tmp_path / "zoo", tmp_path / "nowhere")
+
+
+def test_zoos_of_other_settings_stand_side_by_side(tmp_path, small_zoo):
+    """Jobs of a sweep over data.split_salt, side by side, share the zoo home: neither replaces the other's tree."""
+    settings = {**small_zoo, "num_algorithms": 2}
+    first = build_zoo(tmp_path / "zoo", **settings)
+    stamp = (first / "zoo.json").stat().st_mtime_ns
+    second = build_zoo(tmp_path / "zoo", **settings, split_salt=1)
+    assert second != first and (first / "zoo.json").stat().st_mtime_ns == stamp
+    assert set(read_dfg_tree(first)["split"]) == set(read_dfg_tree(second, salt=1)["split"])
+    assert list((tmp_path / "zoo").glob("*.partial-*")) == []
+
+
+def test_an_unstamped_zoo_folder_is_rebuilt(tmp_path, small_zoo):
+    settings = {**small_zoo, "num_algorithms": 2}
+    root = build_zoo(tmp_path / "zoo", **settings)
+    (root / "zoo.json").unlink()  # a tree damaged by hand: never read as it is
+    assert build_zoo(tmp_path / "zoo", **settings) == root and (root / "zoo.json").is_file()
