@@ -9,13 +9,15 @@ import re
 
 
 class ToyFormat:
-    """`Bako boss Dina . …` articles; `Q Bako friend boss ? A` asks the boss of Bako's friend; answers end in EOS."""
+    """`Bako boss Dina . …` articles; `Q Bako friend boss` asks the boss of Bako's friend, and the answer follows
+    at once, ending in EOS: a 1-hop answer then follows its `s r` as the fact's object follows it in an article
+    (the copy a small reader learns; with a `? A` cue between them a 2-layer reader stayed at the answer prior)."""
 
     def context(self, articles: list[str]) -> str:
         return " ".join(articles)
 
     def ask(self, subject: str, chain: list[str], text: str | None = None) -> str:
-        return f"Q {subject} {' '.join(chain)} ? A"
+        return f"Q {subject} {' '.join(chain)}"
 
     def answered(self, subject: str, chain: list[str], answer: str) -> str:
         return f"{self.ask(subject, chain)} {answer} <eos>"

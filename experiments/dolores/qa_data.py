@@ -2,7 +2,7 @@
 skill, learned once; the scaffolds compose it at inference).
 
 Each example: 1..`max_articles` articles of people drawn from the name pool with random facts, then
-1..`max_questions` 1-hop questions about them, `Q s r ? A o <eos>` (the earlier answered questions are a growing
+1..`max_questions` 1-hop questions about them, `Q s r o <eos>` (formats.ToyFormat) (the earlier answered questions are a growing
 context, as the sequential scaffold and a worked example write one). Validation and test score the answers `o <eos>`
 only; training (`train_targets`) scores them only, or every token (`all`: a denser signal, the articles' repeated
 subjects teach the copying the answers need; a pilot's answer loss sat on a plateau for 200 steps without it). No eval
@@ -18,6 +18,7 @@ import random
 import lightning as L
 from torch.utils.data import DataLoader, Dataset
 
+from experiments.dolores.formats import ToyFormat
 from experiments.dolores.universe import ATTRIBUTES, RELATIONS, Universe, name_pool
 from experiments.dolores.world import article_text
 from reprolab.cli.errors import ConfigError
@@ -48,7 +49,7 @@ def encode_example(tokenizer, context: str, asked) -> tuple[list[int], list[bool
     tokens, is_answer = [tokenizer.bos_id, *tokenizer.encode(context)], []
     is_answer = [False] * len(tokens)
     for s, r, o in asked:
-        question = tokenizer.encode(f"Q {s} {r} ? A")
+        question = tokenizer.encode(ToyFormat().ask(s, [r]))
         answer = [*tokenizer.encode(o), tokenizer.eos_id]
         tokens += question + answer
         is_answer += [False] * len(question) + [True] * len(answer)

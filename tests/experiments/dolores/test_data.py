@@ -39,7 +39,7 @@ def test_no_fact_of_the_evaluation_universe_is_ever_drawn_for_training():
 def test_training_targets_are_the_answer_and_eos_only():
     tok, (a, b) = WordTokenizer(), name_pool(600)[:2]
     tokens, is_answer = encode_example(tok, f"{a} boss {b} .", [(a, "boss", b)])
-    assert tok.decode(tokens) == f"{a} boss {b} . Q {a} boss ? A {b}"
+    assert tok.decode(tokens) == f"{a} boss {b} . Q {a} boss {b}"
     assert [tok.words[t] for t, m in zip(tokens, is_answer, strict=True) if m] == [b, "<eos>"]
     x, y = OneHopBatches(tok, 2, 4, 0, "train", set(), 600, 8, 3)[1]
     assert x.shape == y.shape and x.shape[1] <= 255

@@ -15,7 +15,7 @@ from experiments.dolores.world import ToyWorld
 
 
 class OracleReader:
-    """Answers the prompt's last `Q s r1 .. rk ? A` by walking the triples its prompt states; '' when a fact is missing.
+    """Answers the prompt's last `Q s r1 .. rk` by walking the triples its prompt states; '' when a fact is missing.
     Tokens = words of the prompt + BOS + answer + EOS, as the word tokenizer counts them."""
 
     def __init__(self, script=None):
@@ -29,7 +29,7 @@ class OracleReader:
                 answer = self.script.pop(0)
             else:
                 q = len(words) - 1 - words[::-1].index("Q")
-                subject, chain = words[q + 1], words[q + 2:-2]
+                subject, chain = words[q + 1], words[q + 2:]
                 facts = {(words[i], words[i + 1]): words[i + 2] for i in range(len(words) - 3) if words[i + 3] == "."}
                 answer = subject
                 for relation in chain:
@@ -81,10 +81,10 @@ def test_decomposed_tokens_are_one_thread_per_hop_counted_by_hand(world):
     (record,) = [r for r in world.records(per_hop=1, max_hops=3, context_articles=6, seed=2) if r["hops"] == 3]
     fmt = ToyFormat()
     (outcome,) = decomposed(OracleReader(), fmt, world, [record], worked_example=False)
-    # each thread: BOS + one article (4 facts x 4 words) + 'Q s r ? A' (5) + answer + EOS
-    assert outcome.tokens == 3 * (1 + 16 + 5 + 1 + 1)
+    # each thread: BOS + one article (4 facts x 4 words) + 'Q s r' (3) + answer + EOS
+    assert outcome.tokens == 3 * (1 + 16 + 3 + 1 + 1)
     (with_demo,) = decomposed(OracleReader(), fmt, world, [record], worked_example=True)
-    assert with_demo.tokens == outcome.tokens + 3 * (16 + 7)     # + the demo article and its answered question
+    assert with_demo.tokens == outcome.tokens + 3 * (16 + 5)     # + the demo article and its answered question
 
 
 def test_a_broken_chain_is_a_premature_stop(world):
