@@ -2,10 +2,10 @@
 skill, learned once; the scaffolds compose it at inference).
 
 Each example: 1..`max_articles` articles of people drawn from the name pool with random facts, then
-1..`max_questions` 1-hop questions about them, `Q s r o <eos>` (formats.ToyFormat) (the earlier answered questions are a growing
-context, as the sequential scaffold and a worked example write one). Validation and test score the answers `o <eos>`
-only; training (`train_targets`) scores them only, or every token (`all`: a denser signal, the articles' repeated
-subjects teach the copying the answers need; a pilot's answer loss sat on a plateau for 200 steps without it). No eval
+1..`max_questions` 1-hop questions about them, `Q s r o <eos>` (formats.ToyFormat; the earlier answered questions
+are a growing context, as the sequential scaffold and a worked example write one). Validation and test score the
+answers `o <eos>` only; training (`train_targets`) scores them only, or every token (`all`; in the 2026-12-03 pilots
+the answer loss stayed at its prior with it, and fell with `answers`: experiments/dolores/README.md). No eval
 fact leaks in: any drawn (s, r, o) that holds in an evaluation universe (`leak_guard`) is redrawn, so the LM
 cannot have memorised any hop of an evaluation question and must read the context (`leaked_facts` counts them).
 Batch i is drawn by a generator seeded (seed, split, i): runs repeat exactly.
