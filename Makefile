@@ -44,7 +44,7 @@ test-slow: ## Slow tests too: DDP on CPU, resume, sweeps (~20 min on 2 cores)
 
 fuzz-config: N ?= 500
 fuzz-config: SEED ?= 0
-fuzz-config: ## Fuzz the CPU presets' configs: N drawn overrides (seed SEED) end in a run or one error line, never a traceback or exit 1 (N=500: 11-18 min on 2 cores)
+fuzz-config: ## Fuzz the CPU presets' configs: N drawn overrides (seed SEED) end in a run or one error line, never a traceback or exit 1 (N=500: 9-12 min on 2 cores)
 	$(CPU1) $(PY) scripts/fuzz_config.py --n $(N) --seed $(SEED) --jobs 2 --json logs/fuzz-config/seed$(SEED).json
 
 lint: ## ruff
