@@ -24,6 +24,8 @@ from experiments.dolores.world import article_text
 from reprolab.cli.errors import ConfigError
 from reprolab.lm.sampling import right_pad
 
+_FORMAT = ToyFormat()  # the scaffolds' toy prompts (task.format): the reader learns their question form
+
 
 def draw_example(rng: random.Random, pool: tuple[str, ...], max_articles: int, max_questions: int,
                  forbidden: set) -> tuple[list[tuple[str, str, str]], str, list[tuple[str, str, str]]]:
@@ -49,7 +51,7 @@ def encode_example(tokenizer, context: str, asked) -> tuple[list[int], list[bool
     tokens, is_answer = [tokenizer.bos_id, *tokenizer.encode(context)], []
     is_answer = [False] * len(tokens)
     for s, r, o in asked:
-        question = tokenizer.encode(ToyFormat().ask(s, [r]))
+        question = tokenizer.encode(_FORMAT.ask(s, [r]))
         answer = [*tokenizer.encode(o), tokenizer.eos_id]
         tokens += question + answer
         is_answer += [False] * len(question) + [True] * len(answer)
