@@ -9,6 +9,11 @@ the answer loss stayed at its prior with it, and fell with `answers`: experiment
 fact leaks in: any drawn (s, r, o) that holds in an evaluation universe (`leak_guard`) is redrawn, so the LM
 cannot have memorised any hop of an evaluation question and must read the context (`leaked_facts` counts them).
 Batch i is drawn by a generator seeded (seed, split, i): runs repeat exactly.
+
+`articles_ramp` > 0 is a curriculum over context length (Bengio et al. 2009; the sequence-length warm-up of Li et
+al. 2022): training batch i draws contexts of 1..cap(i) articles, cap growing linearly from 1 at batch 0 to
+`max_articles` at batch `articles_ramp`, so the reader first learns to look a fact up in one article (pilot E) and
+then to find the right person among more. Validation and test always draw 1..`max_articles`.
 """
 
 from __future__ import annotations
@@ -68,19 +73,26 @@ def leaked_facts(facts: list[tuple[str, str, str]], forbidden: set) -> int:
     return sum(fact in forbidden for fact in facts)
 
 
+def articles_cap(i: int, max_articles: int, ramp: int) -> int:
+    """The most articles batch i may draw: 1 + (max_articles - 1) * i / ramp, floored, up to max_articles."""
+    return max_articles if ramp <= 0 else min(max_articles, 1 + (max_articles - 1) * i // ramp)
+
+
 class OneHopBatches(Dataset):
     def __init__(self, tokenizer, batches: int, batch_size: int, seed, split: str, forbidden: set, pool: int,
-                 max_articles: int, max_questions: int, targets: str = "answers"):
+                 max_articles: int, max_questions: int, targets: str = "answers", articles_ramp: int = 0):
         self.tokenizer, self.batches, self.batch_size, self.targets = tokenizer, batches, batch_size, targets
         self.seed, self.split, self.forbidden = seed, split, forbidden
         self.pool, self.max_articles, self.max_questions = name_pool(pool), max_articles, max_questions
+        self.articles_ramp = articles_ramp
 
     def __len__(self) -> int:
         return self.batches
 
     def __getitem__(self, i: int):
         rng = random.Random(f"{self.seed}-{self.split}-{i}")
-        items = [encode_example(self.tokenizer, *draw_example(rng, self.pool, self.max_articles, self.max_questions,
+        articles = articles_cap(i, self.max_articles, self.articles_ramp)
+        items = [encode_example(self.tokenizer, *draw_example(rng, self.pool, articles, self.max_questions,
                                                               self.forbidden)[1:])
                  for _ in range(self.batch_size)]
         tokens, mask = right_pad([t for t, _ in items], self.tokenizer.pad_id)
@@ -91,14 +103,19 @@ class OneHopBatches(Dataset):
 
 
 class OneHopQADataModule(L.LightningDataModule):
-    """Train: `train_batches` drawn batches; val/test: `eval_batches` fixed batches each (other seeds)."""
+    """Train: `train_batches` drawn batches (context length by `articles_ramp`); val/test: `eval_batches` fixed
+    batches each (other seeds), always 1..`max_articles` articles."""
 
     def __init__(self, tokenizer, batch_size: int = 32, train_batches: int = 1000, eval_batches: int = 4,
                  max_articles: int = 8, max_questions: int = 3, pool: int = 600, seed: int = 0,
-                 leak_guard_universes: list | None = None, train_targets: str = "all"):
+                 leak_guard_universes: list | None = None, train_targets: str = "all", articles_ramp: int = 0):
         super().__init__()
         if batch_size < 1 or train_batches < 1 or max_articles < 1 or max_questions < 1:
             raise ConfigError("data.batch_size, train_batches, max_articles and max_questions must be >= 1")
+        if not isinstance(articles_ramp, int) or articles_ramp < 0:
+            raise ConfigError(f"data.articles_ramp={articles_ramp!r}: the curriculum's length in training batches "
+                              "must be an integer >= 0 (0: no curriculum)")
+        self.articles_ramp = articles_ramp
         if train_targets not in ("answers", "all"):
             raise ConfigError(f"data.train_targets={train_targets!r}; choose answers or all")
         self.train_targets = train_targets
@@ -110,7 +127,8 @@ class OneHopQADataModule(L.LightningDataModule):
     def _loader(self, split: str, batches: int):
         dataset = OneHopBatches(self.tokenizer, batches, self.batch_size, self.seed, split, self.forbidden, self.pool,
                                 self.max_articles, self.max_questions,
-                                self.train_targets if split == "train" else "answers")
+                                self.train_targets if split == "train" else "answers",
+                                self.articles_ramp if split == "train" else 0)
         return DataLoader(dataset, batch_size=None)
 
     def train_dataloader(self):

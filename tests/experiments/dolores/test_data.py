@@ -8,9 +8,10 @@ import random
 import pytest
 
 from experiments.dolores.phantomwiki import PhantomWikiDataModule, download, parse_path, split_name
-from experiments.dolores.qa_data import OneHopBatches, draw_example, encode_example, leak_guard, leaked_facts
+from experiments.dolores.qa_data import (OneHopBatches, OneHopQADataModule, articles_cap, draw_example, encode_example,
+                                         leak_guard, leaked_facts)
 from experiments.dolores.tokenizer import WordTokenizer
-from experiments.dolores.universe import Universe, name_pool
+from experiments.dolores.universe import ATTRIBUTES, RELATIONS, Universe, name_pool
 from reprolab.cli.errors import ConfigError, DatasetNotFoundError
 
 
@@ -45,6 +46,26 @@ def test_training_targets_are_the_answer_and_eos_only():
     assert x.shape == y.shape and x.shape[1] <= 255
     answers = y[y != -100]
     assert (answers == tok.eos_id).sum() >= 4 and (answers > tok.eos_id).sum() == (answers == tok.eos_id).sum()
+
+
+def _articles_per_example(tok, x) -> list[int]:
+    """An article states each of its person's facts once, each ending in `.`; questions have none."""
+    dot = tok.encode(".")[0]
+    return [int((row == dot).sum()) // (len(RELATIONS) + len(ATTRIBUTES)) for row in x]
+
+
+def test_the_length_curriculum_grows_contexts_from_one_article_and_leaves_evaluation_alone():
+    assert [articles_cap(i, 6, 100) for i in (0, 19, 20, 50, 99, 100, 5000)] == [1, 1, 2, 3, 5, 6, 6]
+    assert articles_cap(0, 6, 0) == 6
+    tok = WordTokenizer(pool=64)
+    early = OneHopBatches(tok, 400, 16, 0, "train", set(), 64, 6, 3, articles_ramp=100)
+    assert set(_articles_per_example(tok, early[0][0])) == {1}
+    late = sum((_articles_per_example(tok, early[i][0]) for i in range(100, 110)), [])
+    assert max(late) == 6 and min(late) == 1
+    data = OneHopQADataModule(tok, batch_size=16, train_batches=400, max_articles=6, pool=64, articles_ramp=100)
+    assert max(_articles_per_example(tok, next(iter(data.val_dataloader()))[0])) > 1
+    with pytest.raises(ConfigError, match="articles_ramp"):
+        OneHopQADataModule(tok, articles_ramp=-1)
 
 
 def test_phantomwiki_questions_parse_into_paths():
