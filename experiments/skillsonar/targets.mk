@@ -9,17 +9,22 @@ SKILLSONAR_METRICS := test/asr test/benign_utility test/confirmations_per_task t
   test/asr_if_confirm_blocks test/asr_plain test/asr_obfuscated test/asr_remote test/benign_utility_unconfirmed \
   test/replans_per_task test/guard_size
 
+# $(1): the guard; $(2): its runs' folder under $(SKILLSONAR_CLAIMS); $(3): more overrides
 define skillsonar_arm
-	-$(CPU1) $(TRAIN) -m experiment=skillsonar/claim_cpu guard=$(1) $(SKILLSONAR_SWEEP) hydra.sweep.dir=$(SKILLSONAR_CLAIMS)/$(1)
+	-$(CPU1) $(TRAIN) -m experiment=skillsonar/claim_cpu guard=$(1) $(3) $(SKILLSONAR_SWEEP) hydra.sweep.dir=$(SKILLSONAR_CLAIMS)/$(2)
 
 endef
-claim-skillsonar: ## none / scanner / runtime (v0) / task-boundary / confirm-all / MCTS-evolved / greedy guards, evolved on banking+slack, tested on travel+workspace, 3 seeds -> RESULTS.md + verdicts
-	$(foreach arm,$(SKILLSONAR_ARMS),$(call skillsonar_arm,$(arm)))
+# leave-one-injection-family-out: egress out of the evolution, tested alone (v0 is not evolved: tested alone)
+SKILLSONAR_FAMILY := data.exclude_family=egress data.test_family=egress
+
+claim-skillsonar: ## none / scanner / runtime (v0) / task-boundary / confirm-all / MCTS-evolved / greedy guards, evolved on banking+slack, tested on travel+workspace, 3 seeds; then v0 and MCTS with egress attacks held out -> RESULTS.md + verdicts
+	$(foreach arm,$(SKILLSONAR_ARMS),$(call skillsonar_arm,$(arm),$(arm)))
+	$(foreach arm,evolved runtime,$(call skillsonar_arm,$(arm),family_$(arm),$(SKILLSONAR_FAMILY)))
 	$(MAKE) table-skillsonar
 	$(CLAIMS) skillsonar
 
 table-skillsonar: ## RESULTS.md's claim table from the finished claim runs
-	$(TABLE) $(SKILLSONAR_CLAIMS) --group-by arm --metric $(SKILLSONAR_METRICS) --no-curves --name claim_cpu \
+	$(TABLE) $(SKILLSONAR_CLAIMS) --group-by arm data.test_family --metric $(SKILLSONAR_METRICS) --no-curves --name claim_cpu \
 	  --results experiments/skillsonar/RESULTS.md
 
 reproduce-skillsonar-llm: ## Qwen3-8B as the agent on the held-out suites, guard as a system-prompt skill (none / runtime / boundary text), 3 seeds (1 GPU, W&B)
