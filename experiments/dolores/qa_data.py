@@ -112,7 +112,7 @@ class OneHopQADataModule(L.LightningDataModule):
         super().__init__()
         if batch_size < 1 or train_batches < 1 or max_articles < 1 or max_questions < 1:
             raise ConfigError("data.batch_size, train_batches, max_articles and max_questions must be >= 1")
-        if not isinstance(articles_ramp, int) or articles_ramp < 0:
+        if isinstance(articles_ramp, bool) or not isinstance(articles_ramp, int) or articles_ramp < 0:
             raise ConfigError(f"data.articles_ramp={articles_ramp!r}: the curriculum's length in training batches "
                               "must be an integer >= 0 (0: no curriculum)")
         self.articles_ramp = articles_ramp

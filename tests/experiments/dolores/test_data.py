@@ -66,6 +66,8 @@ def test_the_length_curriculum_grows_contexts_from_one_article_and_leaves_evalua
     assert max(_articles_per_example(tok, next(iter(data.val_dataloader()))[0])) > 1
     with pytest.raises(ConfigError, match="articles_ramp"):
         OneHopQADataModule(tok, articles_ramp=-1)
+    with pytest.raises(ConfigError, match="articles_ramp"):
+        OneHopQADataModule(tok, articles_ramp=True)
 
 
 def test_phantomwiki_questions_parse_into_paths():
