@@ -13,6 +13,12 @@ latter nearly a global inverse-distance average). DG* (`txy`) fits one 2-D rigid
 `grasp_k` particles nearest the source grasp and applies it, yaw and translation, to the whole trajectory
 about the world origin (the robot base), as the reference's `use_local_rigid_baseline` branch does.
 `decay` scales each manipulation waypoint's warp by α_t (`none`: 1; `linear`: 1 − s/(S − 1)).
+
+The field, the Jacobian, its SVD and Kabsch work in any dimension D (points (B, N, D)): in 3-D (`sim.dim=3`) J is
+3×3 and R = U diag(1, 1, det UVᵀ) Vᵀ, the proper rotation (det +1) nearest J. J is a rotation's polar factor
+only where the neighbours span the space it acts on: a rope lying curved on the ground (rank 2) fixes a turn
+about z; a straight run of particles (rank 1) leaves the twist about itself unobserved in 3-D (in 2-D it has
+no twist to lose), and the SVD picks one.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ EPS = 1e-6
 
 
 def knn(query: torch.Tensor, points: torch.Tensor, k: int):
-    """Distances and indices of the k nearest `points` (B, N, 2) to each `query` (B, M, 2)."""
+    """Distances and indices of the k nearest `points` (B, N, D) to each `query` (B, M, D)."""
     k = min(int(k), points.shape[1])
     dist = torch.cdist(query, points)
     return torch.topk(dist, k, dim=-1, largest=False)
@@ -42,7 +48,7 @@ def gather(values: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
 
 
 def idw_displacement(query, p_orig, delta, k: int) -> torch.Tensor:
-    """δ(w): inverse-distance-weighted mean of the k nearest particles' displacements, (B, M, 2)."""
+    """δ(w): inverse-distance-weighted mean of the k nearest particles' displacements, (B, M, D)."""
     dist, idx = knn(query, p_orig, k)
     w = 1.0 / (dist + EPS)
     w = w / w.sum(-1, keepdim=True)
@@ -50,20 +56,21 @@ def idw_displacement(query, p_orig, delta, k: int) -> torch.Tensor:
 
 
 def local_jacobian(query, p_orig, delta, k: int) -> torch.Tensor:
-    """Least-squares local deformation gradient J (B, M, 2, 2) from the k = max(4, k) nearest particles."""
+    """Least-squares local deformation gradient J (B, M, D, D) from the k = max(4, k) nearest particles."""
     _, idx = knn(query, p_orig, max(4, k))
-    x = gather(p_orig, idx)                                 # (B, M, k, 2) source neighbours
+    x = gather(p_orig, idx)                                 # (B, M, k, D) source neighbours
     y = x + gather(delta, idx)                              # their deformed positions
     x, y = x - x.mean(-2, keepdim=True), y - y.mean(-2, keepdim=True)   # affine fit: a shift is not a turn
-    xt = x.transpose(-1, -2)                                # (B, M, 2, k)
+    xt = x.transpose(-1, -2)                                # (B, M, D, k)
     return y.transpose(-1, -2) @ x @ torch.linalg.pinv(xt @ x)
 
 
 def orthonormalise(j: torch.Tensor) -> torch.Tensor:
-    """Nearest rotation to J by SVD, with the reflection removed (det = +1)."""
+    """Nearest rotation to J (…, D, D) by SVD, with the reflection removed (det = +1): the last left singular
+    vector, the one of the smallest singular value, flips sign where det UVᵀ = −1."""
     u, _, vt = torch.linalg.svd(j)
     sign = torch.sign(torch.det(u @ vt))
-    u = torch.cat([u[..., :1], u[..., 1:] * sign[..., None, None]], -1)
+    u = torch.cat([u[..., :-1], u[..., -1:] * sign[..., None, None]], -1)
     return u @ vt
 
 
@@ -72,12 +79,13 @@ def yaw(r: torch.Tensor) -> torch.Tensor:
 
 
 def kabsch(p: torch.Tensor, q: torch.Tensor):
-    """Best rigid 2-D fit q ≈ R p + t over the points (B, k, 2): returns R (B, 2, 2), t (B, 2)."""
+    """Best rigid fit q ≈ R p + t over the points (B, k, D): returns R (B, D, D) with det +1, t (B, D)."""
     pc, qc = p.mean(1, keepdim=True), q.mean(1, keepdim=True)
-    h = (p - pc).transpose(1, 2) @ (q - qc)                  # (B, 2, 2)
+    h = (p - pc).transpose(1, 2) @ (q - qc)                  # (B, D, D)
     u, _, vt = torch.linalg.svd(h)
     d = torch.sign(torch.det(vt.transpose(1, 2) @ u.transpose(1, 2)))
-    diag = torch.diag_embed(torch.stack([torch.ones_like(d), d], -1))
+    ones = torch.ones(*d.shape, p.shape[-1] - 1, dtype=d.dtype)
+    diag = torch.diag_embed(torch.cat([ones, d[..., None]], -1))
     r = vt.transpose(1, 2) @ diag @ u.transpose(1, 2)
     return r, qc[:, 0] - (r @ pc[:, 0, :, None])[..., 0]
 
