@@ -69,6 +69,11 @@ class RopeParams:
         return 2.0 / (2.0 * math.sqrt(2.0 * k / self.mass))
 
 
+def planar(xy: torch.Tensor, dim: int) -> torch.Tensor:
+    """Vectors (…, 2) in the table plane as (…, dim): z = 0 in 3-D, unchanged in 2-D."""
+    return xy if dim == 2 else torch.cat([xy, xy.new_zeros(*xy.shape[:-1], dim - 2)], -1)
+
+
 def chain_springs(n: int, spacing: float, stretch_k: float, bend_k: float):
     """The chain's springs as (offset, rest length, stiffness): stretch (i, i+1) and, from 3 particles on,
     bending (i, i+2)."""

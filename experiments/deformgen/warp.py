@@ -13,6 +13,10 @@ latter nearly a global inverse-distance average). DG* (`txy`) fits one 2-D rigid
 `grasp_k` particles nearest the source grasp and applies it, yaw and translation, to the whole trajectory
 about the world origin (the robot base), as the reference's `use_local_rigid_baseline` branch does.
 `decay` scales each manipulation waypoint's warp by α_t (`none`: 1; `linear`: 1 − s/(S − 1)).
+A pose is a position (D coordinates) and a yaw about the vertical. In 3-D the field moves positions by the
+full 3-D displacement, and the yaw is that of the polar factor of J's horizontal 2×2 block (the reference
+orthonormalises J R_gripper and its `yawonly` mode keeps the yaw); DG* (`txy`) fits its rigid motion in the
+table plane, x-y and yaw, and leaves heights as they are.
 
 The field, the Jacobian, its SVD and Kabsch work in any dimension D (points (B, N, D)): in 3-D (`sim.dim=3`) J is
 3×3 and R = U diag(1, 1, det UVᵀ) Vᵀ, the proper rotation (det +1) nearest J. J is a rotation's polar factor
@@ -105,32 +109,33 @@ def decay_weights(steps: int, decay: str, dtype=torch.float64) -> torch.Tensor:
 
 def warp_poses(poses, grasp, p_orig, p_def, mode: str = "field", grasp_k: int = 5, manip_k: int = 99999,
                decay: str = "none"):
-    """Warp the source grasp pose (3,) and manipulation poses (S, 3) (x, y, yaw) to each deformed state
-    p_def (B, N, 2) of the source state p_orig (N, 2). Returns (grasp (B, 3), manipulation (B, S, 3))."""
+    """Warp the source grasp pose (P,) and manipulation poses (S, P), P = D + 1 (position, yaw), to each deformed
+    state p_def (B, N, D) of the source state p_orig (N, D). Returns (grasp (B, P), manipulation (B, S, P))."""
     if mode not in MODES:
         raise ConfigError(f"data.generator.warp={mode!r}; choose one of {', '.join(MODES)}")
     b = p_def.shape[0]
     p_orig = p_orig.expand(b, -1, -1)
     delta = p_def - p_orig
     alpha = decay_weights(poses.shape[0], decay)[None, :]
-    g = grasp.expand(b, 1, 3)
+    g = grasp.expand(b, 1, -1)
     w = poses.expand(b, -1, -1)
+    turn = lambda q, k: yaw(orthonormalise(local_jacobian(q, p_orig, delta, k)[..., :2, :2]))  # noqa: E731
     if mode == "field":
-        g_xy = g[..., :2] + idw_displacement(g[..., :2], p_orig, delta, grasp_k)
-        g_yaw = g[..., 2] + yaw(orthonormalise(local_jacobian(g[..., :2], p_orig, delta, grasp_k)))
-        w_xy = w[..., :2] + alpha[..., None] * idw_displacement(w[..., :2], p_orig, delta, manip_k)
-        w_yaw = w[..., 2] + alpha * yaw(orthonormalise(local_jacobian(w[..., :2], p_orig, delta, manip_k)))
+        g_xy = g[..., :-1] + idw_displacement(g[..., :-1], p_orig, delta, grasp_k)
+        g_yaw = g[..., -1] + turn(g[..., :-1], grasp_k)
+        w_xy = w[..., :-1] + alpha[..., None] * idw_displacement(w[..., :-1], p_orig, delta, manip_k)
+        w_yaw = w[..., -1] + alpha * turn(w[..., :-1], manip_k)
     else:
-        _, idx = knn(g[..., :2], p_orig, grasp_k)
+        _, idx = knn(g[..., :-1], p_orig, grasp_k)
         idx = idx[:, 0]
-        pick = lambda pts: pts.gather(1, idx[..., None].expand(-1, -1, 2))  # noqa: E731
+        pick = lambda pts: pts.gather(1, idx[..., None].expand(-1, -1, pts.shape[-1]))[..., :2]  # noqa: E731
         r, t = kabsch(pick(p_orig), pick(p_def))
         theta = yaw(r)
-        g_xy = (r[:, None] @ g[..., :2, None])[..., 0] + t[:, None]
-        g_yaw = g[..., 2] + theta[:, None]
+        g_xy = torch.cat([(r[:, None] @ g[..., :2, None])[..., 0] + t[:, None], g[..., 2:-1]], -1)
+        g_yaw = g[..., -1] + theta[:, None]
         r_t = rotation(alpha * theta[:, None])                                    # (B, S, 2, 2)
-        w_xy = (r_t @ w[..., :2, None])[..., 0] + alpha[..., None] * t[:, None]
-        w_yaw = w[..., 2] + alpha * theta[:, None]
+        w_xy = torch.cat([(r_t @ w[..., :2, None])[..., 0] + alpha[..., None] * t[:, None], w[..., 2:-1]], -1)
+        w_yaw = w[..., -1] + alpha * theta[:, None]
     return torch.cat([g_xy, g_yaw[..., None]], -1)[:, 0], torch.cat([w_xy, w_yaw[..., None]], -1)
 
 
