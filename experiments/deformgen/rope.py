@@ -17,7 +17,9 @@ step would carry it below z = 0 while moving down is in contact: its normal velo
 max(0, 1 − μ (1 + e) |v_z| / |v_t|) (Coulomb friction in impulse form: the tangential impulse is at most μ
 times the normal one), and it moves with the old velocity until the time of impact −z / v_z and with the new
 one after, so it lands on the plane, never below. A particle resting on the ground loses v_z = g dt a step,
-so the friction takes μ g dt of speed, the planar rule again.
+so the friction takes μ g dt of speed, the planar rule again. PhysTwin ignores contacts slower than 1e-4 m/s;
+here every downward one counts (with dt below 1e-5 s, g dt is under that threshold and a resting rope would
+sink), and a particle found below the plane (only a kinematic gripper can put it there) is set back on it.
 
 A time step too large for the springs makes explicit integration gain energy without a sound; every
 call of `simulate` checks the particle speeds and raises `SimulationError` (naming the stable bound
