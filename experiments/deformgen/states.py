@@ -10,6 +10,8 @@
   `drag_legs` random straight legs of up to `drag_reach` m each, release, settle.
 - `source`: the source state itself.
 Every process but `noise` returns settled states (zero velocity, checked against the energy watchdog).
+In 3-D (`sim.dim=3`) every process acts in the table plane: kicks, drags, the grid's moves and the noise are
+horizontal, and the rope settles on the ground under gravity.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 
 import torch
 
-from experiments.deformgen.rope import RopeSim
+from experiments.deformgen.rope import RopeSim, planar
 from reprolab.cli.errors import ConfigError
 
 PROCESSES = ("source", "impulse", "grid", "noise", "drag")
@@ -42,17 +44,19 @@ class StateProcess:
 
 
 def rigid(source: torch.Tensor, tx, ty, theta) -> torch.Tensor:
-    """The source (1, N, 2) rotated by theta (B,) about its centroid and moved by (tx, ty)."""
+    """The source (1, N, D) rotated by theta (B,) about its centroid's vertical and moved by (tx, ty)."""
     c = source.mean(1, keepdim=True)
     cos, sin = torch.cos(theta)[:, None], torch.sin(theta)[:, None]
     d = source - c
     rot = torch.stack([d[..., 0] * cos - d[..., 1] * sin, d[..., 0] * sin + d[..., 1] * cos], -1)
-    return rot + c + torch.stack([tx, ty], -1)[:, None]
+    if source.shape[-1] > 2:
+        rot = torch.cat([rot, d[..., 2:].expand(rot.shape[0], -1, -1)], -1)
+    return rot + c + planar(torch.stack([tx, ty], -1), source.shape[-1])[:, None]
 
 
 def make_states(kind: str, sim: RopeSim, source: torch.Tensor, n: int, gen: torch.Generator,
                 proc: StateProcess) -> torch.Tensor:
-    """`n` states (n, N, 2) of process `kind` from the source state (1, N, 2)."""
+    """`n` states (n, N, D) of process `kind` from the source state (1, N, D)."""
     if kind not in PROCESSES:
         raise ConfigError(f"state process {kind!r}; choose one of {', '.join(PROCESSES)}")
     u = lambda *shape: torch.rand(*shape, generator=gen, dtype=torch.float64)  # noqa: E731
@@ -67,7 +71,8 @@ def make_states(kind: str, sim: RopeSim, source: torch.Tensor, n: int, gen: torc
             tx, ty, th = axis[pick[:, 0]] * proc.grid_xy, axis[pick[:, 1]] * proc.grid_xy, axis[pick[:, 2]] * proc.grid_deg
         return rigid(source, tx, ty, th * math.pi / 180)
     if kind == "noise":
-        return source + torch.randn(n, *source.shape[1:], generator=gen, dtype=torch.float64) * proc.noise_std
+        noise = torch.randn(n, source.shape[1], 2, generator=gen, dtype=torch.float64) * proc.noise_std
+        return source + planar(noise, sim.dim)
     x = source.expand(n, -1, -1).clone()
     if kind == "impulse":
         idx = torch.arange(sim.n, dtype=torch.float64)
@@ -76,7 +81,7 @@ def make_states(kind: str, sim: RopeSim, source: torch.Tensor, n: int, gen: torc
             window = torch.exp(-0.5 * ((idx[None] - centre) / proc.width) ** 2)
             angle = u(n) * 2 * math.pi
             speed = proc.speed[0] + u(n) * (proc.speed[1] - proc.speed[0])
-            kick = torch.stack([torch.cos(angle), torch.sin(angle)], -1) * speed[:, None]
+            kick = planar(torch.stack([torch.cos(angle), torch.sin(angle)], -1) * speed[:, None], sim.dim)
             v = window[..., None] * kick[:, None]
             x, v = sim.simulate(x, v, round(proc.duration / sim.p.dt))
             x, _ = sim.settle(x, v)
@@ -89,7 +94,7 @@ def make_states(kind: str, sim: RopeSim, source: torch.Tensor, n: int, gen: torc
     for _ in range(proc.drag_legs):
         angle = u(n) * 2 * math.pi
         reach = u(n) * proc.drag_reach
-        to = grip + torch.stack([torch.cos(angle), torch.sin(angle)], -1) * reach[:, None]
+        to = grip + planar(torch.stack([torch.cos(angle), torch.sin(angle)], -1) * reach[:, None], sim.dim)
         steps = max(1, round(proc.drag_reach / proc.drag_speed / sim.p.dt))
         x, v = sim.simulate(x, v, steps, held, grip, to)
         grip = to

@@ -1,7 +1,7 @@
 """Behaviour cloning on particle states, scored in closed loop in the rope simulator.
 
-Training regresses the demo's action per step: (Δx, Δy) / max_step and Δyaw / max_turn by mean squared
-error, and the grip command by binary cross-entropy on a logit (the policy's 4th output). Testing rolls
+Training regresses the demo's action per step: (Δx, Δy) / max_step (in 3-D also Δz) and Δyaw / max_turn by
+mean squared error, and the grip command by binary cross-entropy on a logit (the policy's last output). Testing rolls
 the policy out from every shared test state (`DeformGenDataModule.test_states`) and logs the success
 rate in % per set, `test/success_<set>`, their mean `test/success_mean`, and the arm's data statistics
 (`test/n_demos`, `test/accept_rate`) and a numeric fingerprint of each test set (`test/fp_<set>`:
@@ -23,22 +23,25 @@ class BehaviourCloningTask(Task):
         self.grip_weight = grip_weight
 
     def on_fit_start(self) -> None:
-        first = next(m for m in self.model.modules() if isinstance(m, torch.nn.Linear))
-        dim = self.trainer.datamodule.env.obs_dim
-        if first.in_features != dim:
-            raise ConfigError(f"model.in_features={first.in_features} but the rope observation has {dim} features "
-                              f"(4 * data.sim.n_particles + 5); set model.in_features={dim}")
+        linear = [m for m in self.model.modules() if isinstance(m, torch.nn.Linear)]
+        env = self.trainer.datamodule.env
+        if linear[0].in_features != env.obs_dim:
+            raise ConfigError(f"model.in_features={linear[0].in_features} but the rope observation has {env.obs_dim} "
+                              f"features (2 * sim.dim * n_particles + sim.dim + 3); set model.in_features={env.obs_dim}")
+        if linear[-1].out_features != env.action_dim:
+            raise ConfigError(f"the policy has {linear[-1].out_features} outputs but a sim.dim={env.dim} action has "
+                              f"{env.action_dim}; set model.num_classes={env.action_dim}")
 
     def _scale(self) -> torch.Tensor:
-        g = self.trainer.datamodule.env.gripper
-        return torch.tensor([g.max_step, g.max_step, g.max_turn])
+        env = self.trainer.datamodule.env
+        return torch.tensor([env.gripper.max_step] * env.dim + [env.gripper.max_turn])
 
     def _loss(self, batch):
         obs, act = batch
         out = self.model(obs)
         scale = self._scale().to(out)
-        motion = F.mse_loss(out[:, :3], act[:, :3] / scale)
-        grip = F.binary_cross_entropy_with_logits(out[:, 3], act[:, 3])
+        motion = F.mse_loss(out[:, :-1], act[:, :-1] / scale)
+        grip = F.binary_cross_entropy_with_logits(out[:, -1], act[:, -1])
         return motion + self.grip_weight * grip, motion, grip
 
     def training_step(self, batch, batch_idx):
@@ -56,7 +59,7 @@ class BehaviourCloningTask(Task):
     def policy(self, obs: torch.Tensor, t: int) -> torch.Tensor:
         """The closed-loop controller: network outputs back in metres / radians, grip closed when p > 1/2."""
         out = self.model(obs.to(self.device)).double().cpu()
-        return torch.cat([out[:, :3] * self._scale().double(), (out[:, 3:4] > 0).double()], 1)
+        return torch.cat([out[:, :-1] * self._scale().double(), (out[:, -1:] > 0).double()], 1)
 
     def test_step(self, batch, batch_idx):
         set_ids, states = batch
