@@ -1,8 +1,9 @@
 """A language model asked a question in text: a model built on first use, a chat prompt, one completion.
 
 Used where an LM is not the policy but a part of the environment (a judge, a rubric writer, a simulated user or
-tool). The model is any `HuggingFaceCausalLM`-like module (`generate_completions`); the tokenizer any of
-reprolab.lm.tokenizer's (or a paper's with the same interface).
+tool). The model is any policy reprolab.lm.sampling samples from (`HuggingFaceCausalLM`, or a plain
+`model(tokens, attention_mask) -> logits` network); the tokenizer any of reprolab.lm.tokenizer's (or a paper's
+with the same interface).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import torch
+
+from reprolab.lm.sampling import sample_completions
 
 
 class LazyModel:
@@ -45,7 +48,7 @@ def generate_text(model, tokenizer, text: str, max_new_tokens: int, temperature:
     was_training = model.training
     model.eval()
     try:
-        ids = model.generate_completions([context], max_new_tokens, temperature, tokenizer.eos_id, tokenizer.pad_id)[0]
+        ids = sample_completions(model, [context], max_new_tokens, temperature, tokenizer.eos_id, tokenizer.pad_id)[0]
     finally:
         model.train(was_training)
     return tokenizer.decode([i for i in ids if i != tokenizer.eos_id])

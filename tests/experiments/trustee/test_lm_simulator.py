@@ -10,7 +10,7 @@ from functools import partial
 
 import pytest
 import torch
-from omegaconf import OmegaConf
+from omegaconf import OmegaConf, open_dict
 
 pytest.importorskip("bfcl_eval", reason="bfcl-eval not installed (pip install --no-deps bfcl-eval)")
 
@@ -165,3 +165,23 @@ def test_paper_preset_two_steps_through_the_trainer_on_a_tiny_random_qwen3(tmp_p
     assert metrics["train/sim_judge_unparsed"] == 8 and metrics["train/sim_task_unparsed"] == 4   # random LM
     assert metrics["train/judge_agreement_run"] == 1.0 and metrics["train/judge_false_pass_run"] == 0.0
     assert 0.0 <= metrics["test/reward"] <= 1.0
+
+
+def test_warm_start_stage_through_the_trainer_runs_every_role_of_the_lm_simulator(tmp_path):
+    """The SFT stage's expert episodes go through the datamodule's simulator: here the tiny random Qwen3 policy's
+    own weights write the tasks, answer as tools and user, and judge; every answer falls back and is counted."""
+    simulated = compose(["experiment=trustee/qwen3_8b_simulated"])
+    cfg = compose(["experiment=trustee/sft_cpu", "model=qwen3_tiny", "device=cpu", "logger=none",
+                   "print_config=false", "trainer.enable_progress_bar=false", "trainer.max_steps=2",
+                   "trainer.val_check_interval=2", "data.batch_size=4", "environment.val_tasks=2",
+                   "trainer.log_every_n_steps=1"], output_dir=tmp_path)
+    with open_dict(cfg):
+        cfg.environment.simulator = simulated.environment.simulator
+        cfg.environment.simulator.max_prompt_tokens = 256
+        cfg.callbacks.simulator_audit = simulated.callbacks.simulator_audit
+    run(cfg)
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert metrics["train/sim_task_outputs"] == 8 and metrics["train/sim_judge_outputs"] == 8
+    for role in ("task", "tool", "user", "judge"):
+        assert metrics[f"train/sim_{role}_outputs"] > 0, role
+        assert metrics[f"train/sim_{role}_unparsed"] == metrics[f"train/sim_{role}_outputs"], role
