@@ -18,6 +18,7 @@ from collections.abc import Callable
 import torch
 
 from reprolab.cli.errors import ConfigError
+from reprolab.lm.prompting import LazyModel, generate_text
 
 QUERY = ("Task: {prompt}\nNotes so far:\n{notes}\nWrite one web search query that finds what an expert answer to "
          "the task must contain, what it must not confuse, and how it is structured.\nQuery:")
@@ -25,24 +26,6 @@ DISTIL = ("Task: {prompt}\nEvidence:\n{notes}\nFrom the evidence, write at most 
           "criteria an expert answer must meet, one per line, each starting with '- '.\n")
 JUDGE = "Task: {prompt}\nAnswer: {report}\nCriterion: {item}\nDoes the answer meet the criterion? Answer yes or no.\n"
 FALLBACK = ("The answer addresses the task.", "Every stated fact is correct.", "The answer is concise.")
-
-
-class LazyModel:
-    """A model factory (a Hydra partial) built once, in eval mode, on the first call."""
-
-    def __init__(self, factory: Callable[[], torch.nn.Module]):
-        self.factory, self.model = factory, None
-
-    def get(self) -> torch.nn.Module:
-        if self.model is None:
-            self.model = self.factory().eval().requires_grad_(False)
-        return self.model
-
-
-def generate_text(model, tokenizer, text: str, max_new_tokens: int) -> str:
-    context = ([tokenizer.bos_id] if tokenizer.bos_id is not None else []) + tokenizer.encode(text)
-    ids = model.generate_completions([context], max_new_tokens, 0.0, tokenizer.eos_id, tokenizer.pad_id)[0]
-    return tokenizer.decode([i for i in ids if i != tokenizer.eos_id])
 
 
 class LLMJudge:

@@ -40,15 +40,20 @@ class Curriculum:
         self.generator, self.schedule = generator, schedule
         self.raise_above, self.lower_below = raise_above, lower_below
         self.level, self.raised, self.next_dimension = FLOOR, [], 0
-        self.drawn = 0
-        pool_rng = random.Random(f"static-{seed}")
-        self.pool = [generator.task(uniform(pool_rng), pool_rng, f"static{i}") for i in range(static_tasks)] \
-            if schedule == "static" else []
+        self.drawn, self.static_tasks, self.seed = 0, static_tasks, seed
+        self.pool: list[dict] = []
+
+    def static_pool(self) -> list[dict]:
+        """The static arm's task set, generated on the first draw (an LM task writer is ready by then)."""
+        if not self.pool:
+            rng = random.Random(f"static-{self.seed}")
+            self.pool = [self.generator.task(uniform(rng), rng, f"static{i}") for i in range(self.static_tasks)]
+        return self.pool
 
     def draw(self, rng: random.Random) -> dict:
         self.drawn += 1
         if self.schedule == "static":
-            return rng.choice(self.pool)
+            return rng.choice(self.static_pool())
         difficulty = uniform(rng, self.level if self.schedule == "adaptive" else LIMITS)
         return self.generator.task(difficulty, rng, f"gen{self.drawn}")
 

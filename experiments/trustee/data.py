@@ -27,7 +27,10 @@ class CurriculumBatches(Dataset):
 
 
 class GeneratedTaskDataModule(PromptDataModule):
-    """Prompt records for the policy task; `schedule` (adaptive | uniform | static) picks the training tasks."""
+    """Prompt records for the policy task; `schedule` (adaptive | uniform | static) picks the training tasks (drawn
+    by the curriculum every step, none at set-up: an LM simulator is handed its model after set-up)."""
+
+    setup_splits = ("val", "test")
 
     def __init__(self, environment, schedule: str = "adaptive", raise_above: float = 0.7, lower_below: float = 0.3,
                  static_tasks: int = 64, **kwargs):
@@ -43,6 +46,8 @@ class GeneratedTaskDataModule(PromptDataModule):
 class GeneratedExpertDataModule(ExpertEpisodeDataModule):
     """Scripted-expert episodes on freshly generated tasks (uniform difficulty), run through the simulator: the
     expert believes its lies and the user's, so its episodes carry the same noise as the policy's."""
+
+    setup_splits = ("val", "test")
 
     def __init__(self, environment, tokenizer, schedule: str = "uniform", static_tasks: int = 64, **kwargs):
         super().__init__(environment, tokenizer, **kwargs)

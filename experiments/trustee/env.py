@@ -6,6 +6,11 @@ lie), `:bad>` (not a call over the intent's slots), or, after `ask`, `:x>` (the 
 argument). `end` (or the turn budget, `max_turns`) ends the episode and the judge scores the calls that reached
 the backend: training tasks by the simulator's judge (simulator.py), validation tasks by BFCL's exact state and
 response checkers, held-out BFCL tasks (`records("test")`) by BFCL's own `multi_turn_checker`.
+
+The simulator answers training tasks only: the explicit-noise stand-in (simulator.NoisySimulator, built from
+`tool_lie`, `user_lie`, `judge_flip`, `judge`), or `simulator`, a partial (`environment.simulator._target_`) that
+gets that stand-in as its fallback (lm_simulator.LMSimulator: TRUSTEE's LM simulator). Every training episode's
+verdict is audited against BFCL's exact checkers on the same calls (`Counters`).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from experiments.trustee.bfcl import (
 from experiments.trustee.curriculum import uniform
 from experiments.trustee.generator import ASKED_LETTERS, LIMITS, TaskGenerator, prompt_of, tool_header
 from experiments.trustee.intents import ASK, END, check_against_doc, plan, to_call
-from experiments.trustee.simulator import NoisySimulator
+from experiments.trustee.simulator import NoisySimulator, Scene
 from reprolab.cli.errors import ConfigError, DatasetNotFoundError
 from reprolab.lm.environments.base import Environment, Reply
 
@@ -57,18 +62,21 @@ class EpisodeState:
 
 @dataclass
 class Counters:
-    """Since the last reset (callbacks.py logs them): tool calls sent, episodes judged, judged and truly solved."""
+    """Since the last reset (callbacks.py logs them): tool calls sent, episodes judged, judged and truly solved (BFCL's
+    checkers), verdicts equal to the checkers', episodes the checkers fail and, of those, the ones judged solved."""
     tool_calls: int = 0
     episodes: int = 0
     judged: float = 0.0
     solved: float = 0.0
     agree: float = 0.0
+    failed: float = 0.0
+    false_pass: float = 0.0
 
 
 class ToolCallingEnvironment(Environment):
     def __init__(self, max_turns: int = 8, tool_lie: float = 0.0, user_lie: float = 0.0, judge_flip: float = 0.0,
                  judge: str = "simulated", val_tasks: int = 16, test_intents: str = str(TEST_INTENTS),
-                 test_distractors: int = 2, exclude: str = "prompt", seed: int = 0):
+                 test_distractors: int = 2, exclude: str = "prompt", seed: int = 0, simulator=None):
         if exclude not in EXCLUDE:
             raise ConfigError(f"environment.exclude={exclude!r}; choose one of {', '.join(EXCLUDE)}")
         if max_turns < 1 or val_tasks < 1 or not 0 <= test_distractors <= LIMITS.distractors:
@@ -76,9 +84,14 @@ class ToolCallingEnvironment(Environment):
                               f"0..{LIMITS.distractors}")
         check_against_doc(function_doc("GorillaFileSystem"))
         self.max_turns, self.val_tasks, self.test_distractors = max_turns, val_tasks, test_distractors
-        self.simulator = NoisySimulator(tool_lie, user_lie, judge_flip, judge, seed)
+        noisy = NoisySimulator(tool_lie, user_lie, judge_flip, judge, seed)
+        if simulator is not None and not callable(simulator):
+            raise ConfigError("environment.simulator must be null (the explicit-noise stand-in) or a partial "
+                              "(_target_ + _partial_: true) that takes the stand-in as `fallback`")
+        self.simulator = noisy if simulator is None else simulator(fallback=noisy)
         self.test_intents = held_out_intents(test_intents)
-        self.generator = TaskGenerator(exclude=self.held_out_texts(exclude), key=exclude)
+        self.generator = TaskGenerator(exclude=self.held_out_texts(exclude), key=exclude,
+                                       propose=self.simulator.propose_intent)
         self.counters = Counters()
         self.live: dict[tuple, dict] = {}   # (uid, calls so far) -> backends in that state
 
@@ -93,7 +106,7 @@ class ToolCallingEnvironment(Environment):
         if split == "test":
             return [self.test_record(t) for t in self.test_intents]
         rng = random.Random(f"{split}-tasks")                   # the same validation tasks for every arm and seed
-        return [{**self.generator.task(uniform(rng), rng, f"{split}{i}"), "split": split}
+        return [{**self.generator.task(uniform(rng), rng, f"{split}{i}", propose=False), "split": split}
                 for i in range(self.val_tasks)]
 
     def test_record(self, item: dict) -> dict:
@@ -120,8 +133,10 @@ class ToolCallingEnvironment(Environment):
         return record["split"] == "test" or attempt not in record["fail_at"]
 
     def user_answer(self, record: dict, before: list) -> str:
-        lies = record["split"] == "train" and self.simulator.user_lies(record["uid"], tuple(before))
-        return "no_" + record["hidden"] if lies else record["hidden"]
+        if record["split"] != "train":
+            return record["hidden"]
+        return self.simulator.user_value(record["hidden"], record["uid"], tuple(before),
+                                         scene=Scene(record, tuple(before)))
 
     def step(self, record, history, action):
         action = action.strip()
@@ -131,7 +146,7 @@ class ToolCallingEnvironment(Environment):
         if not done:
             return Reply(observation, 0.0, done=False)
         calls = self.replay(record, [*history, (action, observation)]).executed
-        return Reply("", float(self.judge(record, calls, tuple(history) + (action,))), done=True)
+        return Reply("", float(self.judge(record, calls, tuple(history) + (action,), history)), done=True)
 
     def answer(self, record: dict, history: list, state: EpisodeState, action: str) -> str:
         if action == ASK:
@@ -148,7 +163,8 @@ class ToolCallingEnvironment(Environment):
             return ERR                                               # an injected error: retry it
         truly_ok = not is_error(self.run(record, state.executed, call))
         if record["split"] == "train":
-            truly_ok = self.simulator.tool_says_ok(truly_ok, record["uid"], tuple(history), action)
+            scene = Scene(record, tuple(history), tuple(state.executed), call)
+            truly_ok = self.simulator.tool_says_ok(truly_ok, record["uid"], tuple(history), action, scene=scene)
         return OK if truly_ok else ERR
 
     def run(self, record: dict, before: list[str], call: str) -> str:
@@ -165,18 +181,21 @@ class ToolCallingEnvironment(Environment):
         return result
 
     # --- the reward --------------------------------------------------------------------------------------------
-    def judge(self, record: dict, calls: list[str], trajectory: tuple) -> bool:
+    def judge(self, record: dict, calls: list[str], trajectory: tuple, history: list = ()) -> bool:
         self.live.pop((record["uid"], tuple(calls)), None)
         if record["split"] == "test":
             return bfcl_check(multi_turn_tasks()[record["bfcl_id"]], [calls], turns=1)
         solved = same_outcome(record["initial_config"], record["classes"], calls, record["gold"])
         if record["split"] != "train":
             return solved
-        verdict = self.simulator.verdict(solved, record["uid"], trajectory)
+        verdict = self.simulator.verdict(solved, record["uid"], trajectory,
+                                         scene=Scene(record, tuple(history), tuple(calls)))
         counters = self.counters
         counters.episodes += 1
         counters.judged, counters.solved = counters.judged + verdict, counters.solved + solved
         counters.agree += verdict == solved
+        counters.failed += not solved
+        counters.false_pass += verdict and not solved
         return verdict
 
     # --- the scripted expert (SFT data and the warm start) ---------------------------------------------------

@@ -8,6 +8,10 @@ once and must be retried (0-2). Names come from a syllable pool with no BFCL nam
 gold call is ever in a training task), and a prompt equal to a held-out task's prompt is never generated
 (`environment.exclude=prompt`; `intent` also keeps out every held-out intent skeleton, a compositional split not
 run in the claim). tests/experiments/trustee/test_tasks_and_curriculum.py checks both.
+
+With TRUSTEE's LM simulator (lm_simulator.py) the LM writes a training task's intent (`propose`: its clauses, read
+by `skeleton`); names, initial state, hidden argument, failing calls and gold calls are still built here, so every
+generated task stays executable on BFCL's backends with known gold calls. Validation tasks are always drawn here.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ import re
 from dataclasses import asdict, dataclass
 
 from experiments.trustee.intents import ACTION_TOOLS, ASK, END, plan, split_action, to_call
+from experiments.trustee.intents import clauses as intent_clauses
+from reprolab.cli.errors import ConfigError
 
 SYLLABLES = ("zor", "vek", "mip", "tul", "qab", "rin", "xom", "dap", "yel", "fon", "gri", "hux")
 EXTENSIONS = (".txt", ".log", ".dat")
@@ -61,12 +67,37 @@ def prompt_of(header: str, intent: str) -> str:
     return f"{header} {intent}>"
 
 
+def skeleton(intent: str, chain: int) -> tuple[bool, list[tuple[str, list[str]]]] | None:
+    """(in a folder?, [(verb, argument kinds), ...]) of an intent written in the intent language (`"a/ move b c+;
+    show d"`), as `TaskGenerator.draw_intent` draws it; None unless it is `chain` clauses, each a known verb with
+    its number of one-letter slots (`+` only on a move or copy's folder), `go` only last."""
+    text = intent.strip()
+    if not re.fullmatch(r"([a-z]/ )?[a-z]+( [a-z]\+?)*(; [a-z]+( [a-z]\+?)*)*", text):
+        return None
+    try:
+        folder, parts = intent_clauses(text)
+    except ConfigError:
+        return None
+    if len(parts) != chain or any(p[0] == "go" for p in parts[:-1]):
+        return None
+    drawn = []
+    for verb, *args in parts:
+        kinds = ARG_KINDS[verb]
+        if len(args) != len(kinds) or any(a.endswith("+") and k != "dest" for a, k in zip(args, kinds, strict=True)):
+            return None
+        drawn.append((verb, ["new_dest" if a.endswith("+") else "folder" if k == "dest" else k
+                             for a, k in zip(args, kinds, strict=True)]))
+    return folder is not None, drawn
+
+
 class TaskGenerator:
     """`task(difficulty, rng)` -> a training task record; `exclude`: what a task's `key` ("prompt": the text the
-    policy reads, or "intent") must never equal (the held-out tasks')."""
+    policy reads, or "intent") must never equal (the held-out tasks'); `propose(difficulty, rng)`: the simulator's
+    task role, a drawn skeleton or None (then the intent is drawn here)."""
 
-    def __init__(self, exclude: tuple[str, ...] | list[str] = (), key: str = "intent", max_tries: int = 200):
-        self.exclude, self.key, self.max_tries = set(exclude), key, max_tries
+    def __init__(self, exclude: tuple[str, ...] | list[str] = (), key: str = "intent", max_tries: int = 200,
+                 propose=None):
+        self.exclude, self.key, self.max_tries, self.propose = set(exclude), key, max_tries, propose
 
     def names(self, rng: random.Random, count: int) -> list[str]:
         out: list[str] = []
@@ -89,15 +120,16 @@ class TaskGenerator:
             clauses.append((verb, kinds))
         return rng.random() < 0.5, clauses
 
-    def task(self, difficulty: Difficulty, rng: random.Random, uid: str = "") -> dict:
+    def task(self, difficulty: Difficulty, rng: random.Random, uid: str = "", propose: bool = True) -> dict:
         for _ in range(self.max_tries):
-            record = self.build(difficulty, rng, uid)
+            record = self.build(difficulty, rng, uid, propose)
             if record.get(self.key) not in self.exclude:
                 return record
         raise RuntimeError(f"no intent outside the excluded set after {self.max_tries} tries at {difficulty}")
 
-    def build(self, difficulty: Difficulty, rng: random.Random, uid: str) -> dict:
-        in_folder, clauses = self.draw_intent(difficulty, rng)
+    def build(self, difficulty: Difficulty, rng: random.Random, uid: str, propose: bool = True) -> dict:
+        proposed = self.propose(difficulty, rng) if propose and self.propose is not None else None
+        in_folder, clauses = proposed or self.draw_intent(difficulty, rng)
         letters, stems = iter(LETTERS), iter(self.names(rng, 12))
         slots: dict[str, str] = {}
         here: dict = {}                            # the folder the request is about (home, or the `a/` folder)

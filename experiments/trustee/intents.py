@@ -42,6 +42,15 @@ VERBS: dict[str, str] = {
     "find": "find", "grep": "grep", "lines": "wc -l", "chars": "wc -c", "write": "echo", "move": "mv",
     "copy": "cp", "usage": "du -h", "sort": "sort",
 }
+# intent verb -> the request in words, its slots' values in order (what an LM simulator reads, lm_simulator.py)
+GLOSS: dict[str, str] = {
+    "list": "list every file here, hidden ones too", "files": "list the files here", "go": "go into folder {0}",
+    "new": "create the file {0}", "dir": "make the folder {0}", "show": "show the file {0}",
+    "last": "show the last line of {0}", "find": "find the file {0}", "grep": "find the lines of {0} with '{1}'",
+    "lines": "count the lines of {0}", "chars": "count the characters of {0}", "write": "write '{0}' into {1}",
+    "move": "move {0} into the folder {1}", "copy": "copy {0} into the folder {1}", "usage": "show the disk usage",
+    "sort": "sort the file {0}",
+}
 ASK, END = "ask", "end"
 SLOT = re.compile(r"^[a-z]$")
 
@@ -80,6 +89,22 @@ def plan(intent: str, asked: str | None = None) -> list[str]:
             actions.append(f"mkdir {fill(args[-1])}")
         actions.append(" ".join([VERBS[verb], *(fill(a) for a in args)]))
     return actions + [END]
+
+
+def describe(intent: str, values: dict[str, str]) -> str:
+    """The request in words, slots replaced by `values` (a slot without a value stays `?`):
+    `"a/ move b c+"` -> "In the folder docs: move a.txt into the folder temp (create it first)."."""
+    folder, parts = clauses(intent)
+
+    def value(slot: str) -> str:
+        return values.get(slot.rstrip("+"), "?")
+
+    said = []
+    for verb, *args in parts:
+        text = GLOSS[verb].format(*map(value, args))
+        said.append(text + (" (create it first)" if args and args[-1].endswith("+") else ""))
+    where = f"In the folder {value(folder)}: " if folder else ""
+    return where + "; then ".join(said) + "."
 
 
 def split_action(action: str) -> tuple[str, list[str]]:

@@ -9,6 +9,11 @@ tools and the user and judges the trajectory; here each is the exact answer, cor
 
 Every draw is a hash of (seed, task, conversation so far, what is drawn): the simulator answers the same
 conversation the same way, like an LM simulator at temperature 0, and keeps no per-episode state.
+
+The interface a simulator implements (this stand-in, and lm_simulator.LMSimulator, TRUSTEE's LM simulator):
+`tool_says_ok`, `user_value`, `verdict`, each given the exact answer, the draw's key and a `Scene` (what an LM
+reads; the stand-in ignores it), `propose_intent` (the task generator's role: None leaves it to the procedural
+generator) and `uniform` (a reproducible draw).
 """
 
 from __future__ import annotations
@@ -19,6 +24,16 @@ from dataclasses import dataclass
 from reprolab.cli.errors import ConfigError
 
 JUDGES = ("simulated", "exact")
+
+
+@dataclass(frozen=True)
+class Scene:
+    """What a simulator is shown: the task record, the conversation so far ((action, observation) pairs), the BFCL
+    calls that reached the backend, and the call being answered (tool role)."""
+    record: dict
+    history: tuple = ()
+    calls: tuple = ()
+    call: str | None = None
 
 
 @dataclass(frozen=True)
@@ -41,13 +56,21 @@ class NoisySimulator:
         digest = hashlib.sha256(repr((self.seed, *key)).encode()).digest()
         return int.from_bytes(digest[:8], "big") / 2**64
 
-    def tool_says_ok(self, truly_ok: bool, *key) -> bool:
+    def tool_says_ok(self, truly_ok: bool, *key, scene: Scene | None = None) -> bool:
         return truly_ok != (self.uniform("tool", *key) < self.tool_lie)
 
     def user_lies(self, *key) -> bool:
         return self.uniform("user", *key) < self.user_lie
 
-    def verdict(self, truly_solved: bool, *key) -> bool:
+    def user_value(self, hidden: str, *key, scene: Scene | None = None) -> str:
+        """The value the user names for the missing argument: the task's, or a wrong one (`no_<it>`)."""
+        return "no_" + hidden if self.user_lies(*key) else hidden
+
+    def verdict(self, truly_solved: bool, *key, scene: Scene | None = None) -> bool:
         if self.judge == "exact":
             return truly_solved
         return truly_solved != (self.uniform("judge", *key) < self.judge_flip)
+
+    def propose_intent(self, difficulty, rng) -> None:
+        """The stand-in writes no task: the procedural generator draws it (generator.py)."""
+        return None

@@ -1,5 +1,5 @@
 # TRUSTEE (issue 43): the CPU claim check (arms a-f at equal environment steps, 3 seeds) and the paper-scale preset.
-.PHONY: claim-trustee claim-trustee-noise reproduce-trustee-qwen3_8b
+.PHONY: claim-trustee claim-trustee-noise reproduce-trustee-qwen3_8b reproduce-trustee-qwen3_8b-simulated
 
 TRUSTEE_SEEDS ?= 0,1,2
 TRUSTEE_CLAIMS := logs/claims/trustee
@@ -46,3 +46,9 @@ reproduce-trustee-qwen3_8b: ## Paper scale: Qwen3-8B policy (bf16, LoRA, all GPU
 	-$(TRAIN) -m experiment=trustee/qwen3_8b_curriculum seed=$(TRUSTEE_SEEDS) hydra.sweep.dir=logs/reproduce/trustee/qwen3_8b
 	$(TABLE) logs/reproduce/trustee/qwen3_8b --group-by setting --metric test/reward --no-curves \
 	  --name trustee_qwen3_8b --results experiments/trustee/RESULTS.md
+
+reproduce-trustee-qwen3_8b-simulated: ## Paper scale with the paper's simulator: Qwen3-8B as policy AND as task writer, tool, user and judge (its base weights, LoRA off), one GPU, W&B, 3 seeds; the judge audited against BFCL's checkers
+	-$(TRAIN) -m experiment=trustee/qwen3_8b_simulated seed=$(TRUSTEE_SEEDS) hydra.sweep.dir=logs/reproduce/trustee/qwen3_8b_simulated
+	$(TABLE) logs/reproduce/trustee/qwen3_8b_simulated --group-by setting --metric test/reward train/true_success \
+	  train/judge_agreement_run train/judge_false_pass_run train/sim_judge_unparsed --no-curves \
+	  --name trustee_qwen3_8b_simulated --results experiments/trustee/RESULTS.md

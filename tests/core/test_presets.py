@@ -22,7 +22,8 @@ CPU_OVERRIDES = ["device=cpu", "logger=none", "debug=fdr", "print_config=false"]
 OFFLINE = {**{name: ["model=qwen3_tiny", "tokenizer=byte"]  # no Hub here: Qwen3's class at tiny dims
               for name in ("lm_toy/qwen3_8b_grpo", "dolores/phantomwiki_qwen3_8b", "dolores/phantomwiki_qwen3_32b",
                            "dr_rubric/qwen3_8b_grpo", "skillsonar/llm_qwen3_8b")},
-           "trustee/qwen3_8b_curriculum": ["model=qwen3_tiny", "tokenizer=trustee_words"]}
+           **{name: ["model=qwen3_tiny", "tokenizer=trustee_words"]
+              for name in ("trustee/qwen3_8b_curriculum", "trustee/qwen3_8b_simulated")}}
 
 
 def compose_preset(name: str, tmp_path: Path, data_root: Path | None):

@@ -34,7 +34,10 @@ def listed(batch):
 
 
 class PromptDataModule(L.LightningDataModule):
-    """Batches of prompt records (lists of dicts) from `environment.records(split)`; the task rolls them out."""
+    """Batches of prompt records (lists of dicts) from `environment.records(split)`; the task rolls them out.
+    `setup_splits`: the splits read at set-up (a subclass whose training prompts are drawn later leaves out train)."""
+
+    setup_splits = ("train", "val", "test")
 
     def __init__(self, environment, batch_size: int = 8, train_batches: int = 1000, eval_batch_size: int = 64,
                  seed: int = 0):
@@ -46,7 +49,7 @@ class PromptDataModule(L.LightningDataModule):
         self.splits: dict[str, list] = {}
 
     def setup(self, stage: str | None = None) -> None:
-        for split in ("train", "val", "test"):
+        for split in self.setup_splits:
             records = self.environment.records(split)
             if not records:
                 raise ConfigError(f"environment {type(self.environment).__name__} has no '{split}' prompts")
