@@ -9,7 +9,8 @@ the guard has no rule), as the paper installs it; `enforce: true` also lets its 
 `request_user_confirmation(function, arguments)`: the simulated user answers and the call runs only if they agree.
 A skill the scanner refused is not installed and costs no request. Everything is one config (api_agent.yaml): the
 server (`base_url`), `model`, the environment variable holding the key (`api_key_env`), `temperature`,
-`max_tokens`, `timeout` (s), `retries`, `max_turns` (LLM turns after the first), `system_role`, `element`.
+`max_tokens`, `timeout` (s), `retries`, `max_turns` (LLM turns after the first), `system_role`, `element`, and
+`workers`: episodes played at once (threads; each episode has its own environment, so results do not depend on it).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ import ast
 import functools
 import json
 import os
+import threading
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
 from reprolab.cli.errors import ConfigError
 from reprolab.config.extras import require
@@ -109,19 +112,21 @@ class ChatApiAgent:
     def __init__(self, base_url: str = "https://api.openai.com/v1", model: str = "gpt-4o-mini-2024-07-18",
                  api_key_env: str | None = "OPENAI_API_KEY", temperature: float | None = 0.0,
                  max_tokens: int | None = 1024, timeout: float = 60.0, retries: int = 2, max_turns: int = 10,
-                 enforce: bool = False, system_role: str = "system", element: str = "chat"):
+                 enforce: bool = False, system_role: str = "system", element: str = "chat", workers: int = 1):
         if element not in ELEMENTS:
             raise ConfigError(f"task.agent.element={element!r}; elements: {', '.join(ELEMENTS)}")
         if element == "agentdojo" and max_tokens is not None:
             raise ConfigError("task.agent.element=agentdojo: AgentDojo's OpenAILLM sends no max_tokens; "
                               "add task.agent.max_tokens=null, or use task.agent.element=chat")
-        if max_turns < 1 or retries < 0 or not timeout > 0:
-            raise ConfigError(f"task.agent.max_turns ({max_turns}) must be >= 1, task.agent.retries ({retries}) >= 0 "
-                              f"and task.agent.timeout ({timeout}) > 0")
+        if max_turns < 1 or retries < 0 or not timeout > 0 or workers < 1:
+            raise ConfigError(f"task.agent.max_turns ({max_turns}) and task.agent.workers ({workers}) must be >= 1, "
+                              f"task.agent.retries ({retries}) >= 0 and task.agent.timeout ({timeout}) > 0")
         self.base_url, self.model, self.api_key_env = base_url, model, api_key_env
         self.temperature, self.max_tokens, self.timeout, self.retries = temperature, max_tokens, timeout, retries
         self.max_turns, self.enforce, self.system_role, self.element = max_turns, enforce, system_role, element
+        self.workers = workers
         self.usage: Counter = Counter()
+        self.lock = threading.Lock()
         self.llm = None
 
     def connect(self) -> None:
@@ -135,7 +140,15 @@ class ChatApiAgent:
                               f"{self.api_key_env}=EMPTY), or name another variable with task.agent.api_key_env")
         client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=self.retries)
         self.llm = (OpenAILLM(client, self.model, temperature=self.temperature) if self.element == "agentdojo" else
-                    ChatCompletionsLLM(client, self.model, self.temperature, self.max_tokens, self.system_role, self.usage))
+                    ChatCompletionsLLM(client, self.model, self.temperature, self.max_tokens, self.system_role, self.usage,
+                                       self.lock))
+
+    def map(self, play, episodes: list) -> list:
+        """`play` over `episodes` in order, `workers` at a time."""
+        if self.workers == 1:
+            return [play(e) for e in episodes]
+        with ThreadPoolExecutor(self.workers) as pool:
+            return list(pool.map(play, episodes))
 
     def run_episode(self, episode: Episode, guard, user: SimulatedUser, installed: bool = True,
                     score_user_task: bool = False) -> EpisodeResult:

@@ -14,6 +14,7 @@ up to 40 s on top. It also counts the tokens the API reports (`usage`), the run'
 from __future__ import annotations
 
 import json
+import threading
 from collections import Counter
 from collections.abc import Sequence
 
@@ -77,10 +78,11 @@ def from_openai(message) -> ChatAssistantMessage:
 
 class ChatCompletionsLLM(BasePipelineElement):
     def __init__(self, client, model: str, temperature: float | None = 0.0, max_tokens: int | None = None,
-                 system_role: str = "system", usage: Counter | None = None):
+                 system_role: str = "system", usage: Counter | None = None, lock: threading.Lock | None = None):
         self.client, self.model, self.temperature, self.max_tokens = client, model, temperature, max_tokens
         self.system_role = system_role
         self.usage = Counter() if usage is None else usage
+        self.lock = lock or threading.Lock()   # episodes may run on several threads (api_agent's workers)
 
     def query(self, query: str, runtime: FunctionsRuntime, env: Env = EmptyEnv(), messages: Sequence[ChatMessage] = (),
               extra_args: dict | None = None):
@@ -93,10 +95,11 @@ class ChatCompletionsLLM(BasePipelineElement):
         if self.max_tokens is not None:
             request["max_tokens"] = self.max_tokens
         completion = self.client.chat.completions.create(**request)
-        self.usage["requests"] += 1
-        if completion.usage is not None:
-            self.usage["prompt_tokens"] += completion.usage.prompt_tokens or 0
-            self.usage["completion_tokens"] += completion.usage.completion_tokens or 0
+        with self.lock:
+            self.usage["requests"] += 1
+            if completion.usage is not None:
+                self.usage["prompt_tokens"] += completion.usage.prompt_tokens or 0
+                self.usage["completion_tokens"] += completion.usage.completion_tokens or 0
         return query, runtime, env, [*messages, from_openai(completion.choices[0].message)], extra_args or {}
 
 

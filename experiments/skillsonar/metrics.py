@@ -30,8 +30,8 @@ def _mean(values) -> float:
 
 def evaluate(guard, episodes, user: SimulatedUser, replay: Replay, scanner=None, brackets: bool = True,
              score_user_task: bool = False, agent=None) -> dict[str, float]:
-    """`agent`: an LLM agent with `run_episode(episode, guard, user, installed, score_user_task)` (api_agent.py);
-    None: the scripted agent. The brackets replay the attacked episodes under two more users: scripted agent only
+    """`agent`: an LLM agent with `run_episode(episode, guard, user, installed, score_user_task)` and `map(play,
+    episodes)` (api_agent.py, which may play several at once); None: the scripted agent. The brackets replay the attacked episodes under two more users: scripted agent only
     (an API agent would pay for every episode twice more)."""
     admitted = {id(e): scanner is None or scanner.admits(e.skill_text) for e in episodes}
 
@@ -42,8 +42,9 @@ def evaluate(guard, episodes, user: SimulatedUser, replay: Replay, scanner=None,
 
     benign = [e for e in episodes if not e.attacked]
     attacked = [e for e in episodes if e.attacked]
-    b = [play(e, user) for e in benign]
-    a = [play(e, user, score_user_task) for e in attacked]
+    each = map if agent is None else agent.map
+    b = list(each(lambda e: play(e, user), benign))
+    a = list(each(lambda e: play(e, user, score_user_task), attacked))
     scores = {
         "asr": _mean(r.success for r in a),
         "benign_utility": _mean(r.success for r in b),

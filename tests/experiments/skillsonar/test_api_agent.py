@@ -19,6 +19,7 @@ from experiments.skillsonar.api_agent import CONFIRM_TOOL, ChatApiAgent  # noqa:
 from experiments.skillsonar.episodes import attacked_episode, benign_episode  # noqa: E402
 from experiments.skillsonar.gateway import DECLINED  # noqa: E402
 from experiments.skillsonar.guard_model import GuardModel  # noqa: E402
+from experiments.skillsonar.metrics import evaluate  # noqa: E402
 from experiments.skillsonar.suites import execute, load_suite  # noqa: E402
 from reprolab.cli.errors import ConfigError  # noqa: E402
 from reprolab.config.compose import REPO_ROOT, compose  # noqa: E402
@@ -84,6 +85,29 @@ def test_replaying_the_plan_scores_as_the_scripted_agent(injection, guard, enfor
                                                                "injection_task_2": (True, 0)},
                                                       "runtime": {"injection_task_0": (False, 2), "injection_task_1": (True, 2),
                                                                   "injection_task_2": (True, 1)}}[guard][injection]
+
+
+def test_workers_play_episodes_at_once_with_the_same_scores():
+    """Each episode has its own environment: 4 threads score 10 episodes as 1 does (one fake model replays each
+    episode's plan, found by its skill text)."""
+    episodes = [benign_episode("travel", "user_task_0"), benign_episode("travel", "user_task_1")]
+    episodes += [attacked_episode("travel", f"user_task_{u}", f"injection_task_{i}", form)
+                 for u in (0, 1) for i in (0, 1) for form in ("plain", "remote")]
+    plans = {e.skill_text: ([(c.function, c.args) for c in e.calls], e.final_output) for e in episodes}
+
+    def reply(body):
+        plan, answer = next(v for k, v in plans.items() if k in body["messages"][0]["content"])
+        return replaying(plan, answer)(body)
+
+    scores = []
+    for workers in (1, 4):
+        with FakeChatAPI(reply) as api:
+            bot = ChatApiAgent(base_url=api.base_url, retries=0, workers=workers, enforce=True)
+            scored = evaluate(GuardModel("runtime"), episodes, SimulatedUser(0.5, 0), Replay(), agent=bot)
+            scores.append({k: v for k, v in scored.items() if v == v})   # asr_obfuscated: no such episode, NaN
+            assert bot.usage["requests"] == sum(len(e.calls) + 1 for e in episodes) == len(api.requests)
+    assert scores[0] == scores[1] and scores[0]["n_attacked"] == 8.0 and 0.0 < scores[0]["asr"] < 1.0
+    assert scores[0]["benign_utility"] == 1.0   # the benign plans replayed: AgentDojo's utility() holds
 
 
 def test_confirmation_tool_asks_the_simulated_user():
