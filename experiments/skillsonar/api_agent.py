@@ -48,6 +48,7 @@ from experiments.skillsonar.suites import load_suite  # noqa: E402
 
 CONFIRM_TOOL = "request_user_confirmation"
 ELEMENTS = ("chat", "agentdojo")
+SYSTEM_ROLES = ("system", "developer")
 
 
 def request_user_confirmation(function: str, arguments: dict) -> str:
@@ -113,8 +114,9 @@ class ChatApiAgent:
                  api_key_env: str | None = "OPENAI_API_KEY", temperature: float | None = 0.0,
                  max_tokens: int | None = 1024, timeout: float = 60.0, retries: int = 2, max_turns: int = 10,
                  enforce: bool = False, system_role: str = "system", element: str = "chat", workers: int = 1):
-        if element not in ELEMENTS:
-            raise ConfigError(f"task.agent.element={element!r}; elements: {', '.join(ELEMENTS)}")
+        if element not in ELEMENTS or system_role not in SYSTEM_ROLES:
+            raise ConfigError(f"task.agent.element={element!r}, task.agent.system_role={system_role!r}; elements: "
+                              f"{', '.join(ELEMENTS)}; system roles: {', '.join(SYSTEM_ROLES)}")
         if element == "agentdojo" and max_tokens is not None:
             raise ConfigError("task.agent.element=agentdojo: AgentDojo's OpenAILLM sends no max_tokens; "
                               "add task.agent.max_tokens=null, or use task.agent.element=chat")

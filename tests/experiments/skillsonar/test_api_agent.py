@@ -154,6 +154,13 @@ def test_http_4xx_says_what_to_set(status, says):
     assert says in refusal(status=status)
 
 
+@pytest.mark.parametrize("bad", [{"element": "langchain"}, {"system_role": "sys"}, {"workers": 0}, {"max_turns": 0}])
+def test_bad_agent_config_is_one_line(bad):
+    with pytest.raises(ConfigError, match="task.agent.") as err:
+        ChatApiAgent(**bad)
+    assert "\n" not in str(err.value)
+
+
 def test_agentdojo_element_takes_no_max_tokens():
     with pytest.raises(ConfigError, match="max_tokens=null"):
         ChatApiAgent(element="agentdojo")
