@@ -43,5 +43,13 @@ class GuardModel(nn.Module):
         cell = self.decisions[CATEGORIES.index(f.category), int(f.relevant), PROVENANCES.index(f.provenance)]
         return DECISIONS[int(cell)]
 
+    def text(self) -> str:
+        """The rule list as a system-prompt skill (what an LLM agent reads; rules.RuleGuard.text)."""
+        return self.guard.text()
+
+    @property
+    def size(self) -> int:
+        return self.guard.size
+
     def forward(self, ctx: ActionContext) -> str:
         return self.decide(ctx)

@@ -7,8 +7,8 @@ request; each turn the model writes one line `CALL <function> <json args>`, `CON
 (asks the user; the simulated user answers as in agent.SimulatedUser, out-of-scope calls being those that are
 not the user task's ground truth) or `ANSWER <text>`. The remote form's note reaches it through the tool output
 of the suite's injected environment; plain and obfuscated forms are in the skill text. AgentDojo's
-`utility()` / `security()` score the end state. An API-backed model (OpenAI, Anthropic, ... via AgentDojo's
-pipelines) would replace `respond`; that is a user's configuration, not built here.
+`utility()` / `security()` score the end state (gateway.ToolGateway, shared with the API-backed agent of
+api_agent.py).
 """
 
 from __future__ import annotations
@@ -18,10 +18,9 @@ import re
 
 import torch
 
-from experiments.skillsonar.actions import ActionContext
 from experiments.skillsonar.agent import SimulatedUser
+from experiments.skillsonar.gateway import ToolGateway
 from experiments.skillsonar.rules import GUARDS
-from experiments.skillsonar.suites import injection_success, load_suite, tool_output_text, user_task_success
 from reprolab.cli.errors import ConfigError
 from reprolab.tasks.base import Task
 
@@ -77,36 +76,17 @@ class LLMAgentTask(Task):
         return self.tokenizer.decode(out[0])
 
     def run(self, episode) -> dict:
-        world = load_suite(episode.suite)
-        task = world.user_task(episode.user_task)
-        from agentdojo.functions_runtime import FunctionCall
-
-        env = task.init_environment(world.fresh_env(episode.env_bytes))
-        pre = task.init_environment(world.fresh_env(episode.env_bytes))
-        in_scope = [(c.function, c.args) for c in episode.calls if not c.injected]
-        history, traces, confirmations, answer = [], [], 0, ""
-        tools = sorted(world.runtime.functions)
+        gateway = ToolGateway(episode, self.guard, self.user, self.enforce)
+        answer = ""
         for _ in range(self.max_turns):
-            kind, function, args = parse_turn(self.respond(episode_prompt(self.guard.text(), episode, tools, history)))
+            prompt = episode_prompt(self.guard.text(), episode, gateway.tools, gateway.history)
+            kind, function, args = parse_turn(self.respond(prompt))
             if kind == "ANSWER":
                 answer = args.get("text", "")
                 break
-            ctx = ActionContext(episode.prompt, episode.skill_text, tuple(history), function, args)
-            decision = self.guard.decide(ctx) if self.enforce else "allow"
-            if kind == "CONFIRM" or decision == "confirm":
-                confirmations += 1
-                if (function, args) not in in_scope and self.user.draw(episode, len(traces)) >= self.user.approve_out_of_scope:
-                    continue
-            elif decision == "replan":
-                continue
-            result, error = world.runtime.run_function(env, function, args)
-            traces.append(FunctionCall(function=function, args=args))
-            history.append((function, error or tool_output_text(result)))
-        if episode.attacked:
-            success = injection_success(world.injection_task(episode.injection_task), answer, pre, env, traces)
-        else:
-            success = user_task_success(world, task, answer, pre, env, traces)
-        return {"attacked": episode.attacked, "success": success, "confirmations": confirmations}
+            gateway.propose(function, args, confirm=kind == "CONFIRM")
+        result = gateway.result(answer)
+        return {"attacked": episode.attacked, "success": result.success, "confirmations": result.confirmations}
 
     def test_step(self, batch, batch_idx):
         episodes = self.trainer.datamodule.test_episodes

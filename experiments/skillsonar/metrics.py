@@ -29,12 +29,22 @@ def _mean(values) -> float:
 
 
 def evaluate(guard, episodes, user: SimulatedUser, replay: Replay, scanner=None, brackets: bool = True,
-             score_user_task: bool = False) -> dict[str, float]:
+             score_user_task: bool = False, agent=None) -> dict[str, float]:
+    """`agent`: an LLM agent with `run_episode(episode, guard, user, installed, score_user_task)` and `map(play,
+    episodes)` (api_agent.py, which may play several at once); None: the scripted agent. The brackets replay the attacked episodes under two more users: scripted agent only
+    (an API agent would pay for every episode twice more)."""
     admitted = {id(e): scanner is None or scanner.admits(e.skill_text) for e in episodes}
+
+    def play(e, u: SimulatedUser, score: bool = False):
+        if agent is None:
+            return run_episode(e, guard, u, replay, admitted[id(e)], score)
+        return agent.run_episode(e, guard, u, admitted[id(e)], score)
+
     benign = [e for e in episodes if not e.attacked]
     attacked = [e for e in episodes if e.attacked]
-    b = [run_episode(e, guard, user, replay, admitted[id(e)]) for e in benign]
-    a = [run_episode(e, guard, user, replay, admitted[id(e)], score_user_task) for e in attacked]
+    each = map if agent is None else agent.map
+    b = list(each(lambda e: play(e, user), benign))
+    a = list(each(lambda e: play(e, user, score_user_task), attacked))
     scores = {
         "asr": _mean(r.success for r in a),
         "benign_utility": _mean(r.success for r in b),
@@ -51,8 +61,8 @@ def evaluate(guard, episodes, user: SimulatedUser, replay: Replay, scanner=None,
         scores[f"asr_{form}"] = _mean(r.success for e, r in zip(attacked, a, strict=True) if e.form == form)
     if score_user_task:
         scores["attacked_utility"] = _mean(r.user_success for r in a)
-    if brackets:
+    if brackets and agent is None:
         for name, p in (("asr_if_confirm_passes", 1.0), ("asr_if_confirm_blocks", 0.0)):
             bound = SimulatedUser(p, user.seed)
-            scores[name] = _mean(run_episode(e, guard, bound, replay, admitted[id(e)]).success for e in attacked)
+            scores[name] = _mean(play(e, bound).success for e in attacked)
     return scores

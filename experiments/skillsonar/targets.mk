@@ -1,5 +1,5 @@
 # SkillSonar (NeurIPS 2026; guard text skill-sonar/Skill-Sonar): the CPU claim check on AgentDojo, paper scale.
-.PHONY: claim-skillsonar table-skillsonar reproduce-skillsonar-llm reproduce-skillsonar
+.PHONY: claim-skillsonar table-skillsonar reproduce-skillsonar-llm reproduce-skillsonar-api reproduce-skillsonar
 
 SKILLSONAR_CLAIMS := logs/claims/skillsonar
 SKILLSONAR_SEEDS ?= 0,1,2
@@ -32,5 +32,16 @@ reproduce-skillsonar-llm: ## Qwen3-8B as the agent on the held-out suites, guard
 	  hydra.sweep.dir=logs/reproduce/skillsonar/llm
 	$(TABLE) logs/reproduce/skillsonar/llm --group-by task.guard --metric test/asr test/benign_utility \
 	  test/confirmations_per_task --no-curves --name llm_paper --results experiments/skillsonar/RESULTS.md
+
+# An API-backed agent (OpenAI, or SKILLSONAR_API="task.agent.base_url=http://127.0.0.1:8000/v1 task.agent.model=<name>"
+# for a local vLLM / llama.cpp / Ollama server): export OPENAI_API_KEY first. It costs money (README), needs no GPU,
+# and is not in reproduce-skillsonar nor in the claim check.
+SKILLSONAR_API ?=
+reproduce-skillsonar-api: ## a chat-completions API as the agent (OPENAI_API_KEY; SKILLSONAR_API= for base_url/model), guard as a system-prompt skill: none / scanner / runtime / evolved, 3 seeds (no GPU; API cost)
+	-$(TRAIN) -m experiment=skillsonar/api_agent guard=none,scanner,runtime,evolved seed=$(SKILLSONAR_SEEDS) $(SKILLSONAR_API) \
+	  hydra.sweep.dir=logs/reproduce/skillsonar/api
+	$(TABLE) logs/reproduce/skillsonar/api --group-by arm --metric test/asr test/benign_utility test/confirmations_per_task \
+	  test/api_requests test/api_prompt_tokens test/api_completion_tokens --no-curves --name api_agent \
+	  --results experiments/skillsonar/RESULTS.md
 
 reproduce-skillsonar: reproduce-skillsonar-llm ## every paper-scale setting (GPU group)

@@ -7,6 +7,11 @@ loader has that many items and the preset one epoch: with no optimizer Lightning
 metrics.reward with `lam` and `mu`; `approve_out_of_scope` is the simulated user's answer to a confirmation
 of a call outside their task. Logged per step: `train/reward` (the scored guard), `train/best_reward`,
 `train/best_size`; at test every score of metrics.evaluate under `test/` plus `test/reward` and `test/guard_size`.
+
+`agent`: who plays the test episodes. None: the scripted agent (the claim check); an LLM agent
+(api_agent.ChatApiAgent, api_agent.yaml) plays them with the guard as its system-prompt skill, and the API's
+usage is logged as `test/api_requests`, `test/api_prompt_tokens`, `test/api_completion_tokens`. The search always
+scores guards with the scripted agent on the training suites: an evolved guard is evolved offline, then tested.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ class GuardSearchTask(Task):
 
     def __init__(self, model, optimizer=None, scheduler=None, search: str | None = None, lam: float = 0.25,
                  mu: float = 0.002, approve_out_of_scope: float = 0.5, branching: int = 6, exploration: float = 0.3,
-                 max_depth: int = 8, seed: int = 0):
+                 max_depth: int = 8, seed: int = 0, agent=None):
         super().__init__(model, optimizer, scheduler)
         if search not in (None, "mcts", "greedy"):
             raise ConfigError(f"task.search must be mcts, greedy or null (a fixed guard); got {search!r}")
@@ -40,6 +45,7 @@ class GuardSearchTask(Task):
         self.user = SimulatedUser(approve_out_of_scope, seed)
         self.search_args = {"branching": branching, "exploration": exploration, "max_depth": max_depth, "seed": seed}
         self.replay = SHARED
+        self.agent = agent
         self.search: GuardSearch | None = None
         self._rewards: dict[RuleGuard, float] = {}
         self._test: list[int] = []
@@ -74,13 +80,19 @@ class GuardSearchTask(Task):
     def on_save_checkpoint(self, checkpoint: dict) -> None:
         checkpoint["guard_text"] = self.model.guard.text()
 
+    def setup(self, stage: str) -> None:
+        if self.agent is not None:
+            self.agent.connect()   # a missing API key is refused before the search and any episode
+
     def test_step(self, batch, batch_idx):
         self._test.extend(int(i) for i in batch)
 
     def on_test_epoch_end(self) -> None:
         episodes = [self.trainer.datamodule.test_episodes[i] for i in self._test]
         self._test = []
-        scores = evaluate(self.model, episodes, self.user, self.replay, scanner=self.model.scanner)
+        scores = evaluate(self.model, episodes, self.user, self.replay, scanner=self.model.scanner, agent=self.agent)
+        if self.agent is not None:
+            scores |= {f"api_{k}": float(v) for k, v in self.agent.usage.items()}
         size = 0 if self.model.scanner is not None else self.model.guard.size
         scores["reward"] = reward(scores, size, self.lam, self.mu)
         scores["guard_size"] = float(size)

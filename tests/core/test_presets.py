@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from reprolab.cli.errors import DatasetNotFoundError
 from reprolab.cli.train import build_task, run
 from reprolab.config.compose import CONF_DIR, compose
 from reprolab.tasks.sklearn_estimator import SklearnEstimatorTask
+from tests.core.fake_chat_api import FakeChatAPI
 
 PRESETS = sorted(p.relative_to(CONF_DIR / "experiment").with_suffix("").as_posix()
                  for p in (CONF_DIR / "experiment").rglob("*.yaml"))
@@ -24,6 +26,10 @@ OFFLINE = {**{name: ["model=qwen3_tiny", "tokenizer=byte"]  # no Hub here: Qwen3
                            "dr_rubric/qwen3_8b_grpo", "skillsonar/llm_qwen3_8b")},
            **{name: ["model=qwen3_tiny", "tokenizer=trustee_words"]
               for name in ("trustee/qwen3_8b_curriculum", "trustee/qwen3_8b_simulated")}}
+
+
+# presets whose agent is a chat-completions API: served by a fake one on 127.0.0.1 (no network), key set
+SERVED = {"skillsonar/api_agent"}
 
 
 def compose_preset(name: str, tmp_path: Path, data_root: Path | None):
@@ -68,10 +74,14 @@ SLOW_FAST_DEV_RUN = {"degradequery/cat_tuple", "degradequery/stack_tuple", "voti
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_FAST_DEV_RUN else n
                                   for n in PRESETS])
-def test_preset_fast_dev_run(name, tmp_path):
+def test_preset_fast_dev_run(name, tmp_path, monkeypatch):
     cfg = compose_preset(name, tmp_path, None)
     try:
-        metrics = run(cfg)
+        with FakeChatAPI() if name in SERVED else nullcontext() as api:
+            if api is not None:
+                monkeypatch.setenv(cfg.task.agent.api_key_env, "test")
+                cfg.task.agent.base_url = api.base_url
+            metrics = run(cfg)
     except DatasetNotFoundError as err:  # its data, or a later stage's earlier-stage runs (tested in its paper)
         pytest.skip(f"data absent: {err}")
     assert any(k.startswith("test/") for k in metrics), metrics
