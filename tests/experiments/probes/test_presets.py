@@ -68,6 +68,15 @@ def test_wide_setting_is_wider_than_its_pairs_and_picks_alpha_from_them():
     assert widths == [1024, 768] and cfg.data.n_pairs == 50
 
 
+def test_chosen_alphas_refits_each_wide_arm_on_the_grid(sources):
+    from experiments.probes.chosen_alphas import ARMS, chosen_alphas
+
+    alphas = chosen_alphas(0, 50, f"data.sources_dir={sources}")
+    grid = compose(["experiment=probes/transfer_wide_cpu"]).model.alignment.alphas
+    assert list(alphas) == list(ARMS) and all(min(grid) <= a <= max(grid) for a in alphas.values())
+    assert alphas["quotient, one alpha"] in grid and alphas["full, one alpha"] in grid
+
+
 def test_transfer_pairs_only_n_pairs_inputs_of_b(sources):
     cfg = compose(["experiment=probes/transfer_cpu", f"data.sources_dir={sources}", "data.n_pairs=30"])
     dm = instantiate(cfg.data)
