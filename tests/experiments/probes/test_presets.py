@@ -30,7 +30,8 @@ def test_synthetic_preset_one_batch_for_each_probe(model, tmp_path):
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("sources")
-    for name, seed in (("digits_source_a_cpu", 0), ("digits_source_b_cpu", 1)):
+    for name, seed in (("digits_source_a_cpu", 0), ("digits_source_b_cpu", 1), ("digits_wide_source_a_cpu", 0),
+                       ("digits_wide_source_b_cpu", 1)):
         metrics = one_run(name, root / f"{name}_seed{seed}", f"seed={seed}", "debug=limit")
         assert 0.0 <= metrics["test/acc"] <= 1.0
     return root
@@ -51,6 +52,29 @@ def test_transfer_arms_run_through_the_sklearn_task(sources, tmp_path, extra):
     metrics = one_run("transfer_cpu", tmp_path, f"data.sources_dir={sources}", "data.n_pairs=50", *extra)
     for group in ("covered", "uncovered"):
         assert 0.0 <= metrics[f"test/auroc_{group}"] <= 1.0
+
+
+@pytest.mark.parametrize("extra", [["model.target=quotient"], ["model.target=full", "model.alignment.alpha_per_target=true"],
+                                   ["model=probe_oracle", "data.n_pairs=null"]])
+def test_wide_transfer_arms_run_through_the_sklearn_task(sources, tmp_path, extra):
+    metrics = one_run("transfer_wide_cpu", tmp_path, f"data.sources_dir={sources}", *extra)
+    assert 0.0 <= metrics["test/auroc_covered"] <= 1.0
+
+
+def test_wide_setting_is_wider_than_its_pairs_and_picks_alpha_from_them():
+    cfg = compose(["experiment=probes/transfer_wide_cpu"])
+    assert cfg.model.alignment._target_ == "sklearn.linear_model.RidgeCV" and not cfg.model.alignment.alpha_per_target
+    widths = [compose([f"experiment=probes/{cfg.data[k]}"]).model.hidden for k in ("source_a", "source_b")]
+    assert widths == [1024, 768] and cfg.data.n_pairs == 50
+
+
+def test_chosen_alphas_refits_each_wide_arm_on_the_grid(sources):
+    from experiments.probes.chosen_alphas import ARMS, chosen_alphas
+
+    alphas = chosen_alphas(0, 50, f"data.sources_dir={sources}")
+    grid = compose(["experiment=probes/transfer_wide_cpu"]).model.alignment.alphas
+    assert list(alphas) == list(ARMS) and all(min(grid) <= a <= max(grid) for a in alphas.values())
+    assert alphas["quotient, one alpha"] in grid and alphas["full, one alpha"] in grid
 
 
 def test_transfer_pairs_only_n_pairs_inputs_of_b(sources):
@@ -81,4 +105,5 @@ def test_mnist_source_without_data_is_one_clear_line(tmp_path):
 
 def test_every_preset_is_tested():
     assert set(PRESETS) == {"synthetic_cpu", "synthetic_tree_cpu", "digits_source_a_cpu", "digits_source_b_cpu", "transfer_cpu",
+                            "digits_wide_source_a_cpu", "digits_wide_source_b_cpu", "transfer_wide_cpu",
                             "mnist_source_a", "mnist_source_b", "mnist_transfer"}

@@ -5,7 +5,7 @@ import pytest
 import torch
 from scipy.linalg import orthogonal_procrustes
 from sklearn.cross_decomposition import CCA
-from sklearn.linear_model import Ridge
+from sklearn.linear_model import Ridge, RidgeCV
 
 from experiments.probes.alignment import ProcrustesAlignment
 from experiments.probes.monitor_metrics import MonitorAUROCs
@@ -92,6 +92,48 @@ def test_alignment_never_sees_labels_nor_unpaired_b_nor_test_inputs_of_a():
     np.testing.assert_allclose(fit.alignment_.coef_, moved.alignment_.coef_)      # the map is label-free
     blind = states(np.full_like(test_a, np.nan), test_b)                            # A is not read at test time
     np.testing.assert_allclose(fit.predict_proba(blind), fit.predict_proba(states(test_a, test_b)))
+
+
+def wide_sources(n=300, pairs=12, seed=0):
+    """A = (u, 20 noise coordinates B never sees), u = ±1 for digits 0/1; B = (u + noise, 39 noise coordinates):
+    B is 40 wide, far above the 12 paired inputs, and only A's first coordinate is predictable from B."""
+    rng = np.random.default_rng(seed)
+    digits = rng.integers(0, 4, n)
+    u = np.where(digits == 0, 1.0, np.where(digits == 1, -1.0, 0.0))
+    a = np.column_stack([u + 0.1 * rng.normal(size=n), rng.normal(size=(n, 20))])
+    b = np.column_stack([u + 0.1 * rng.normal(size=n), rng.normal(size=(n, 39))])
+    b_paired = b.copy()
+    b_paired[pairs:] = np.nan
+    return states(a, b_paired), states(a, b), digits
+
+
+def covered_scores(alignment, target, seed=0):
+    train, test, digits = wide_sources(seed=seed)
+    fit = transfer(alignment=alignment, target=target, uncovered_monitors=[[1]]).fit(train, digits)
+    return fit, fit.predict_proba(test)[:, 0]
+
+
+def test_fixed_alpha_ridge_gives_quotient_and_full_the_same_covered_monitor_at_any_width():
+    """Ridge's prediction is linear in its targets (Ŷ = S·Y, S fixed by B alone), so projecting the full-state
+    prediction on span(V) is the quotient prediction, however wide B is against the pairs (README)."""
+    for alpha in (1e-3, 1.0, 100.0):
+        _, quotient = covered_scores(Ridge(alpha=alpha), "quotient")
+        _, full = covered_scores(Ridge(alpha=alpha), "full")
+        np.testing.assert_allclose(quotient, full, rtol=0, atol=1e-10)
+
+
+def test_alpha_chosen_from_the_pairs_separates_quotient_from_full():
+    """Leave-one-out picks one alpha for all outputs. For the quotient (≈ u, predictable from B) it is small; for A's
+    full state (20 of 21 coordinates noise B never saw) it is the grid's largest, which flattens the covered monitor."""
+    grid = [1e-2, 1.0, 1e2, 1e4]
+    q_fit, quotient = covered_scores(RidgeCV(alphas=grid), "quotient")
+    f_fit, full = covered_scores(RidgeCV(alphas=grid), "full")
+    assert q_fit.alignment_.alpha_ < 1e4 and f_fit.alignment_.alpha_ == 1e4
+    assert np.abs(quotient - full).max() > 0.01
+    _, test, digits = wide_sources()
+    positive = digits == 0
+    separation = [s[positive].mean() - s[~positive].mean() for s in (quotient, full)]
+    assert separation[0] > separation[1]                                          # here the quotient reads digit 0 better
 
 
 def test_oracle_and_cca_and_bad_values():
