@@ -11,6 +11,11 @@ given), `readout/n_active`, `readout/heldout_r2`, `readout/threshold`, `readout/
 function with `readout.inner_target`), `readout/inner_gradient_alignment` (the level-set version of the
 same check: max over inner functions of the mean |cos| between ∇g_q and ∇target, input gradients by
 `torch.func.jacrev`), `koopman/pred_rel` and `edmd/pred_rel` on the test orbits.
+
+A run of a baseline fitted in closed form (`closed_form.py`: SINDy, EDMD) has no latents to read and no checkpoint
+(no optimizer step): it is refitted on the run's orbits (deterministic, so the model the run tested) and gets
+`koopman/pred_rel` (its own k-step prediction, by the same code on the same test windows) and `edmd/pred_rel`,
+and SINDy's active terms get the same dictionary scores (`readout/jaccard`, ...) as the deep model's readout.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from omegaconf import OmegaConf
 from scipy.stats import spearmanr
 from torch.func import jacrev, vmap
 
+from experiments.koopman.closed_form import ClosedFormDynamics
 from experiments.koopman.dictionary import (
     active_terms,
     closure_residual,
@@ -35,6 +41,7 @@ from experiments.koopman.dictionary import (
     whiten,
 )
 from experiments.koopman.edmd import EDMD, relative_prediction_error
+from experiments.koopman.sindy import SINDy
 from reprolab.cli.errors import ConfigError
 from reprolab.results.runs import find_runs
 from reprolab.run.finished_model import model_state
@@ -53,9 +60,12 @@ def build_library(rcfg, datamodule):
     raise ConfigError(f"readout.library must be polynomial or fourier; got '{rcfg.library}'")
 
 
-def load_model(cfg, run_dir: Path) -> torch.nn.Module:
-    """The run's network (built from `cfg`, the config the readout composed for it) with its tested weights."""
+def load_model(cfg, run_dir: Path, datamodule) -> torch.nn.Module:
+    """The run's network (built from `cfg`, the config the readout composed for it) with its tested weights; a
+    closed-form baseline (no optimizer step, so no checkpoint) refitted on the same orbits, which gives the same model."""
     model = instantiate(cfg.model)
+    if isinstance(model, ClosedFormDynamics):
+        return model.fit(datamodule).eval()
     model.load_state_dict(model_state(run_checkpoint(run_dir)))
     return model.eval()
 
@@ -111,12 +121,33 @@ def prediction_errors(model, datamodule, library, steps: int) -> dict[str, float
             "edmd/pred_rel": relative_prediction_error(edmd.predict(library(starts)[0], steps), target)}
 
 
+def dictionary_scores(found: list[str], order_of: dict[str, int], rcfg) -> dict:
+    """The scores of a named dictionary: size, low-order share and, given `readout.target`, Jaccard and recall."""
+    out = {"readout/n_active": len(found), "readout/dictionary": " ".join(found),
+           "readout/low_order_fraction": float(np.mean([order_of[n] <= rcfg.low_order for n in found])) if found else 0.0}
+    if rcfg.get("target"):
+        jaccard, recall = jaccard_recall(found, list(rcfg.target))
+        out.update({"readout/jaccard": jaccard, "readout/recall": recall, "readout/full_recall": float(recall == 1.0)})
+    return out
+
+
+def closed_form_readout(model: ClosedFormDynamics, datamodule, library, rcfg, steps: int) -> dict:
+    """A baseline fitted in closed form has no latents: SINDy's dictionary is its active terms, scored like the
+    readout's; every such model is scored by the same k-step prediction errors as the deep model."""
+    out = prediction_errors(model, datamodule, library, steps)
+    if isinstance(model, SINDy):
+        out.update(dictionary_scores(model.active_terms(), dict(zip(model.names, model.orders, strict=True)), rcfg))
+    return out
+
+
 def readout(cfg, run_dir: Path) -> dict:
     rcfg = cfg.readout
     datamodule = instantiate(cfg.data)
     datamodule.setup("fit")
-    model = load_model(cfg, run_dir)
+    model = load_model(cfg, run_dir, datamodule)
     library = build_library(rcfg, datamodule)
+    if isinstance(model, ClosedFormDynamics):
+        return closed_form_readout(model, datamodule, library, rcfg, cfg.data.window)
     rng = np.random.default_rng(cfg.seed)
     s_train, s_val = (subsample(datamodule.states(split), rcfg.n_points, rng) for split in ("train", "val"))
     (z_train, _), (z_val, g_val) = encode(model, datamodule, s_train), encode(model, datamodule, s_val)
@@ -126,13 +157,8 @@ def readout(cfg, run_dir: Path) -> dict:
     threshold, coef, err = select_threshold((lib_train / scale, y_train), (lib_val / scale, y_val),
                                             list(rcfg.thresholds), rcfg.tolerance)
     found = active_terms(coef, names)
-    order_of = dict(zip(names, orders, strict=True))
-    out = {"readout/threshold": threshold, "readout/heldout_r2": 1.0 - err, "readout/n_active": len(found),
-           "readout/dictionary": " ".join(found),
-           "readout/low_order_fraction": float(np.mean([order_of[n] <= rcfg.low_order for n in found])) if found else 0.0}
-    if rcfg.get("target"):
-        jaccard, recall = jaccard_recall(found, list(rcfg.target))
-        out.update({"readout/jaccard": jaccard, "readout/recall": recall, "readout/full_recall": float(recall == 1.0)})
+    out = {"readout/threshold": threshold, "readout/heldout_r2": 1.0 - err,
+           **dictionary_scores(found, dict(zip(names, orders, strict=True)), rcfg)}
     keep = [0] + [names.index(n) for n in found]
     (now, nxt), (t_now, t_next) = datamodule.pairs("train"), datamodule.pairs("test")
     out["readout/closure_residual"] = closure_residual(*(library(s)[0][:, keep] for s in (now, nxt, t_now, t_next)))

@@ -6,12 +6,15 @@ KOOPMAN_PAPER_SEEDS ?= 0,1,2,3,4,5,6,7,8,9
 KOOPMAN_METRICS := readout/jaccard readout/recall readout/full_recall readout/n_active readout/heldout_r2 \
   readout/low_order_fraction readout/inner_spearman readout/inner_gradient_alignment readout/closure_residual koopman/pred_rel edmd/pred_rel
 
-claim-koopman: ## CPU claim check: KAN vs MLP encoder on Lorenz, KAN on Ikeda, standard and cat maps, 5 seeds each, then the readout (6.8 CPU-min on 1 thread: 407 s measured on 2026-12-01)
+claim-koopman: ## CPU claim check: KAN vs MLP encoder, SINDy, EDMD (re-lifted and linear) on Lorenz, KAN on Ikeda, standard and cat maps, 5 seeds each, then the readout (9.1 CPU-min on 1 thread: 546 s user+sys measured at ab37e6d on 2026-12-07, JOBS=1)
 	-$(CPU1) $(TRAIN) -m experiment=koopman/lorenz_kan_cpu seed=$(KOOPMAN_SEEDS) print_config=false hydra.sweep.dir=logs/claims/koopman/lorenz_kan
 	-$(CPU1) $(TRAIN) -m experiment=koopman/lorenz_mlp_cpu seed=$(KOOPMAN_SEEDS) print_config=false hydra.sweep.dir=logs/claims/koopman/lorenz_mlp
 	-$(CPU1) $(TRAIN) -m experiment=koopman/ikeda_kan_cpu seed=$(KOOPMAN_SEEDS) print_config=false hydra.sweep.dir=logs/claims/koopman/ikeda_kan
 	-$(CPU1) $(TRAIN) -m experiment=koopman/standard_kan_cpu seed=$(KOOPMAN_SEEDS) print_config=false hydra.sweep.dir=logs/claims/koopman/standard_kan
 	-$(CPU1) $(TRAIN) -m experiment=koopman/cat_kan_cpu seed=$(KOOPMAN_SEEDS) print_config=false hydra.sweep.dir=logs/claims/koopman/cat_kan
+	-$(CPU1) $(TRAIN) -m experiment=koopman/lorenz_sindy_cpu seed=$(KOOPMAN_SEEDS) print_config=false hydra.sweep.dir=logs/claims/koopman/lorenz_sindy
+	-$(CPU1) $(TRAIN) -m experiment=koopman/lorenz_edmd_cpu seed=$(KOOPMAN_SEEDS) print_config=false hydra.sweep.dir=logs/claims/koopman/lorenz_edmd
+	-$(CPU1) $(TRAIN) -m experiment=koopman/lorenz_edmd_linear_cpu seed=$(KOOPMAN_SEEDS) print_config=false hydra.sweep.dir=logs/claims/koopman/lorenz_edmd_linear
 	$(CPU1) $(PY) -m experiments.koopman.readout logs/claims/koopman
 	$(TABLE) logs/claims/koopman --group-by setting --metric $(KOOPMAN_METRICS) --name claim_cpu --results experiments/koopman/RESULTS.md
 	$(CLAIMS) koopman
