@@ -54,3 +54,19 @@ def test_claim_target_sweeps_compose_before_their_first_job(paper, tmp_path):
         except Exception as err:  # noqa: BLE001 - the message names the key; the assertion names the call
             pytest.fail(f"claim-{paper}: `reprolab-train -m {shlex.join(args)}` fails before its first job: "
                         f"{str(err).splitlines()[0]}")
+
+
+def experiment_presets(args: list[str]) -> list[str]:
+    """The `experiment=` presets a call names, each value of a sweep (`a/b,a/c`) apart."""
+    parsed = OverridesParser.create().parse_overrides(args)
+    return [value for o in parsed if o.key_or_group == "experiment"
+            for value in (o.sweep_string_iterator() if o.is_sweep_override() else [o.get_value_element_as_str()])]
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_claim_target_sweeps_only_its_own_presets(paper):
+    """A claim target trains its own paper's presets: another paper's there means a make variable was taken from
+    the wrong targets.mk (both DeepArrhythmia and Delta-Adapter once assigned `DA_ARMS`)."""
+    foreign = [preset for args in train_calls(f"claim-{paper}") for preset in experiment_presets(args)
+               if not preset.startswith(f"{paper}/")]
+    assert not foreign, f"claim-{paper} trains presets of other papers: {sorted(set(foreign))}"
