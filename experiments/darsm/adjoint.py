@@ -34,3 +34,18 @@ def unrolled_solve(residual, q0: torch.Tensor, iterations: int, dt0: float, grow
         q = ptc_step(residual, q, dt)
         dt = min(dt * growth, 1e12)
     return q
+
+
+def central_difference(params, direction: torch.Tensor, h: float, evaluate) -> float:
+    """(L(theta + h v) - L(theta - h v)) / 2h for a flat direction v over `params`; `evaluate()` re-solves and
+    returns L. The parameters are restored afterwards. (The finite-difference check of the adjoint.)"""
+    values = []
+    for sign in (1.0, -1.0):
+        step = torch.split(sign * h * direction, [p.numel() for p in params])
+        with torch.no_grad():
+            for p, d in zip(params, step, strict=True):
+                p.add_(d.view_as(p))
+            values.append(float(evaluate()))
+            for p, d in zip(params, step, strict=True):
+                p.sub_(d.view_as(p))
+    return (values[0] - values[1]) / (2 * h)
