@@ -67,6 +67,8 @@ def _divergence(f: torch.Tensor, gamma: torch.Tensor, h: torch.Tensor, vol: torc
 class Duct:
     """The discretised duct quadrant at one (Re_tau, AR); `residual(q, closure)` is R(q) in q's layout."""
 
+    n_vars = N_VARS
+
     def __init__(self, re_tau: float, aspect: float = 1.0, ny: int = 24, nz: int = 24, stretch: float = 2.0,
                  transport: KOmega = WILCOX_1988, device=None):
         if re_tau <= 0 or aspect < 1 or min(ny, nz) < 6:

@@ -45,17 +45,20 @@ def corner_flow(duct: Duct, vel: dict, distances=np.linspace(0.05, 0.45, 9)) -> 
 
 
 def streamfunction(duct: Duct, vel: dict) -> np.ndarray:
-    """psi(y, z) = int_0^z V dz' (psi = 0 on z = 0), trapezoidal on the nodes: works for any (V, W) field."""
+    """psi(y, z) = -int_z^AR V dz' (psi = 0 on the wall z = AR), trapezoidal on the nodes: works for any (V, W)
+    field, and integrating from the wall keeps the interpolated DNS's noise out of the corner."""
     V = with_walls(duct, vel["V"])
     z = duct.z.cpu().numpy()
     steps = 0.5 * (V[:, 1:] + V[:, :-1]) * np.diff(z)[None, :]
-    return np.concatenate([np.zeros((V.shape[0], 1)), np.cumsum(steps, 1)], 1)
+    from_wall = np.cumsum(steps[:, ::-1], 1)[:, ::-1]
+    return np.concatenate([-from_wall, np.zeros((V.shape[0], 1))], 1)
 
 
 def vortex_centres(duct: Duct, vel: dict) -> np.ndarray:
-    """[(y, z) of max psi, (y, z) of min psi]."""
+    """[(y, z) of max psi, (y, z) of min psi] within one h of the corner (1, AR): its two corner vortices."""
     psi = streamfunction(duct, vel)
     y, z = duct.y.cpu().numpy(), duct.z.cpu().numpy()
+    psi = np.where(np.broadcast_to(z[None, :] >= duct.aspect - 1.0, psi.shape), psi, 0.0)
     out = []
     for index in (np.argmax(psi), np.argmin(psi)):
         i, j = np.unravel_index(index, psi.shape)
