@@ -6,7 +6,7 @@ training duct is e_U^2 + secondary_weight e_sec^2, the relative L2 errors of U/U
 the DNS interpolated onto the nodes (`duct_data`); the secondary flow has its own term because it is ~2 % of
 U and would vanish in a pooled error. Every evaluation solve starts from the same fixed initial state.
 Logged per duct: u_rel_l2, sec_rel_l2, corner_flow (model) and corner_flow_dns (its sign: flow toward the
-corner along the bisector), corner_sign_match, vortex_offset (mean distance of the two corner vortices'
+corner along the bisector), corner_sign_match (0 when the model has no secondary flow), vortex_offset (mean distance of the two corner vortices'
 centres from the DNS's, in h; only when the model has a secondary flow); and their means over the train and
 unseen ducts.
 """
@@ -21,6 +21,8 @@ from experiments.darsm.duct_metrics import corner_flow, relative_l2, velocities,
 from experiments.darsm.solver import NotConverged
 from experiments.darsm.task import DarsmChannelTask
 from reprolab.cli.errors import ConfigError
+
+NO_FLOW = 1e-9   # |corner_flow| / U_b below this is no secondary flow (round-off): its sign matches nothing
 
 
 class DarsmDuctTask(DarsmChannelTask):
@@ -62,7 +64,7 @@ class DarsmDuctTask(DarsmChannelTask):
         vel = velocities(duct, q)
         flow, flow_dns = corner_flow(duct, vel), corner_flow(duct, case)
         out = {"u_rel_l2": float(e_u), "sec_rel_l2": float(e_sec), "corner_flow": flow, "corner_flow_dns": flow_dns,
-               "corner_sign_match": float(np.sign(flow) == np.sign(flow_dns))}
+               "corner_sign_match": float(abs(flow) > NO_FLOW and np.sign(flow) == np.sign(flow_dns))}
         if float(duct.split(q)[3].abs().max()) > 1e-12:
             offset = np.linalg.norm(vortex_centres(duct, vel) - vortex_centres(duct, case), axis=1)
             out["vortex_offset"] = float(offset.mean())

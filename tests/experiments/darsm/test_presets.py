@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 from reprolab.cli.errors import ConfigError
 from reprolab.cli.train import run
@@ -70,3 +71,19 @@ def test_bad_task_settings_are_one_line_errors(setting, message):
     task = DarsmDuctTask if setting.pop("duct", False) else DarsmChannelTask
     with pytest.raises(ConfigError, match=message):
         task(NeuralARSM(), optimizer=None, **setting)
+
+
+def test_duct_corner_sign_needs_a_secondary_flow(monkeypatch):
+    """A round-off secondary flow (the linear closure's ~1e-24) has no sign: its corner_sign_match is 0, not 0.5."""
+    from experiments.darsm import duct_task
+    from experiments.darsm.model import NeuralARSM
+
+    task = duct_task.DarsmDuctTask(NeuralARSM(), optimizer=None, closure="linear", mode="none", ny=6, nz=6)
+    case = {"name": "fake", "re_tau": 180.0, "aspect": 1.0, "unseen": True}
+    duct = task.geometry(case)
+    case.update({n: torch.ones(duct.shape) if n == "U" else torch.zeros(duct.shape) for n in "UVW"})
+    q = duct.initial_state()
+    for flow, match in ((-1e-24, 0.0), (1e-24, 0.0), (1e-3, 0.0), (-1e-3, 1.0)):
+        monkeypatch.setattr(task, "solve", lambda case, warm: (q, type("Info", (), {"residual": 0.0})))
+        monkeypatch.setattr(duct_task, "corner_flow", lambda duct, vel, f=flow: f if vel is not case else -1e-3)
+        assert task._case_metrics(case)[0]["corner_sign_match"] == match
