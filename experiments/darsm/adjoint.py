@@ -4,7 +4,7 @@ Adjoint (the implicit-function theorem): dq*/dtheta = -J^{-1} dR/dtheta with J =
 dL/dtheta = -lambda^T dR/dtheta where J^T lambda = dL/dq, one transposed linear solve at the fixed point
 (the discrete adjoint of the converged solve; its structure is the forward Newton system's, transposed).
 `attach_fixed_point` returns q* - J^{-1} R(q*, theta): its value is q* (R = 0 there) and autograd's
-backward through `TransposedSolve` is exactly that adjoint, so Lightning's ordinary backward pass gives dL/dtheta.
+backward through `linsolve.LinearSolve` is exactly that adjoint, so Lightning's ordinary backward pass gives dL/dtheta.
 
 Unrolled: `unrolled_solve` keeps the autograd graph through `iterations` PTC steps of the forward scheme
 (the Jacobian inside each step held constant), the baseline the paper reports failing.
@@ -14,28 +14,17 @@ from __future__ import annotations
 
 import torch
 
+from experiments.darsm.linsolve import LinearSolve
 from experiments.darsm.solver import banded_jacobian, ptc_step
 
 
-class TransposedSolve(torch.autograd.Function):
-    """x = J^{-1} r forward; backward: lambda = J^{-T} g (the adjoint solve), no gradient to J."""
-
-    @staticmethod
-    def forward(ctx, J: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
-        ctx.save_for_backward(J)
-        return torch.linalg.solve(J, r)
-
-    @staticmethod
-    def backward(ctx, grad: torch.Tensor):
-        (J,) = ctx.saved_tensors
-        return None, torch.linalg.solve(J.transpose(0, 1), grad)
-
-
-def attach_fixed_point(residual, q_star: torch.Tensor) -> torch.Tensor:
-    """q* carrying dq*/dtheta = -J^{-1} dR/dtheta; `residual(q)` must read theta from the live closure."""
+def attach_fixed_point(residual, q_star: torch.Tensor, jacobian_fn=banded_jacobian) -> torch.Tensor:
+    """q* carrying dq*/dtheta = -J^{-1} dR/dtheta; `residual(q)` must read theta from the live closure.
+    `jacobian_fn(residual, q)`: the channel's dense banded J by default, the duct's sparse stencil J."""
     q_star = q_star.detach()
-    J = banded_jacobian(residual, q_star).detach()
-    return q_star - TransposedSolve.apply(J, residual(q_star))
+    J = jacobian_fn(residual, q_star)
+    J = J.detach() if isinstance(J, torch.Tensor) else J
+    return q_star - LinearSolve.apply(J, residual(q_star))
 
 
 def unrolled_solve(residual, q0: torch.Tensor, iterations: int, dt0: float, growth: float) -> torch.Tensor:
@@ -45,3 +34,18 @@ def unrolled_solve(residual, q0: torch.Tensor, iterations: int, dt0: float, grow
         q = ptc_step(residual, q, dt)
         dt = min(dt * growth, 1e12)
     return q
+
+
+def central_difference(params, direction: torch.Tensor, h: float, evaluate) -> float:
+    """(L(theta + h v) - L(theta - h v)) / 2h for a flat direction v over `params`; `evaluate()` re-solves and
+    returns L. The parameters are restored afterwards. (The finite-difference check of the adjoint.)"""
+    values = []
+    for sign in (1.0, -1.0):
+        step = torch.split(sign * h * direction, [p.numel() for p in params])
+        with torch.no_grad():
+            for p, d in zip(params, step, strict=True):
+                p.add_(d.view_as(p))
+            values.append(float(evaluate()))
+            for p, d in zip(params, step, strict=True):
+                p.sub_(d.view_as(p))
+    return (values[0] - values[1]) / (2 * h)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import torch
 
 from experiments.darsm.arsm import WJ_CONSTANTS, pure_shear_anisotropy
+from experiments.darsm.solver import banded_jacobian
 
 BETA_STAR = 0.09
 
@@ -50,6 +51,8 @@ def channel_grid(n: int, stretch: float, device=None) -> torch.Tensor:
 
 class Channel:
     """The discretised half channel at one Re_tau; `residual(q, closure)` is R(q) in q's layout."""
+
+    n_vars = 3
 
     def __init__(self, re_tau: float, n: int = 96, stretch: float = 3.5, transport: KOmega = WILCOX_1988,
                  device=None):
@@ -119,6 +122,11 @@ class Channel:
 
     def bulk_velocity(self, q: torch.Tensor) -> torch.Tensor:
         return (self.weight * self.split(q)[0]).sum()
+
+    @staticmethod
+    def jacobian(residual, q: torch.Tensor) -> torch.Tensor:
+        """dR/dq, dense from banded colouring (node i couples to |i - j| <= 2)."""
+        return banded_jacobian(residual, q)
 
 
 class LinearEddyViscosity:

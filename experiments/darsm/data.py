@@ -57,13 +57,34 @@ class _Cases(Dataset):
         return self.cases
 
 
-class ChannelTwinDataModule(L.LightningDataModule):
+class CaseSplits(L.LightningDataModule):
+    """Train (and validate) on the cases keyed `train_keys`, test on those and `test_keys`, from `self.cases`."""
+
+    train_keys: list
+    test_keys: list
+    cases: dict
+
+    def _loader(self, keys: list) -> DataLoader:
+        return DataLoader(_Cases([self.cases[k] for k in keys]), batch_size=None, collate_fn=lambda c: c)
+
+    def train_dataloader(self):
+        return self._loader(self.train_keys)
+
+    def val_dataloader(self):
+        return self._loader(self.train_keys)
+
+    def test_dataloader(self):
+        return self._loader(self.train_keys + self.test_keys)
+
+
+class ChannelTwinDataModule(CaseSplits):
     def __init__(self, train_re_tau=(180.0, 360.0), test_re_tau=(1800.0,), n: int = 96, stretch: float = 3.5,
                  truth: dict | None = None, steps_per_epoch: int = 1):
         super().__init__()
         if not train_re_tau or not test_re_tau:
             raise ValueError("data.train_re_tau and data.test_re_tau each need at least one Re_tau")
         self.train_re_tau, self.test_re_tau = [float(r) for r in train_re_tau], [float(r) for r in test_re_tau]
+        self.train_keys, self.test_keys = self.train_re_tau, self.test_re_tau
         self.n, self.stretch, self.steps_per_epoch = n, stretch, steps_per_epoch
         self.truth = dict(truth or {"transport": "wilcox2006", "a2": 0.3, "a1_damping": 0.1, "damping_re_t": 20.0})
         if self.truth["transport"] not in TRANSPORT:
@@ -82,14 +103,3 @@ class ChannelTwinDataModule(L.LightningDataModule):
                                           f"data.truth={self.truth}, data.n={self.n}, data.stretch={self.stretch} "
                                           f"({stopped}); use values nearer the preset's") from err
 
-    def _loader(self, re_list: list[float]) -> DataLoader:
-        return DataLoader(_Cases([self.cases[r] for r in re_list]), batch_size=None, collate_fn=lambda c: c)
-
-    def train_dataloader(self):
-        return self._loader(self.train_re_tau)
-
-    def val_dataloader(self):
-        return self._loader(self.train_re_tau)
-
-    def test_dataloader(self):
-        return self._loader(self.train_re_tau + self.test_re_tau)

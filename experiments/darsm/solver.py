@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import torch
 from torch.func import jvp, vmap
 
+from experiments.darsm.linsolve import LinearSolve, shifted
+
 
 class NotConverged(RuntimeError):
     """The steady solve stopped above its tolerance."""
@@ -48,19 +50,20 @@ def rms(r: torch.Tensor) -> float:
     return float(r.norm()) / r.numel() ** 0.5
 
 
-def ptc_step(residual, q: torch.Tensor, dt: float, jacobian: torch.Tensor | None = None) -> torch.Tensor:
-    """One PTC update q + (I/dt - J)^{-1} R(q), with k and omega kept above 1/100 of their old value.
+def ptc_step(residual, q: torch.Tensor, dt: float, jacobian=None, n_vars: int = 3,
+             jacobian_fn=banded_jacobian) -> torch.Tensor:
+    """One PTC update q + (I/dt - J)^{-1} R(q), with k and omega (variable blocks 1 and 2 of `n_vars`) kept above
+    1/100 of their old value. `jacobian_fn(residual, q)` gives J (dense torch, or scipy sparse for the duct).
 
     Differentiable in q and in the closure's parameters through R; J is treated as a constant (detached)."""
-    J = banded_jacobian(residual, q.detach()) if jacobian is None else jacobian
-    m = q.numel() // 3
-    step = torch.linalg.solve(torch.eye(q.numel(), dtype=q.dtype, device=q.device) / dt - J.detach(), residual(q))
-    new = q + step
-    return torch.cat([new[:m], torch.maximum(new[m:], 1e-2 * q[m:])])
+    J = jacobian_fn(residual, q.detach()) if jacobian is None else jacobian
+    m = q.numel() // n_vars
+    new = q + LinearSolve.apply(shifted(J, dt), residual(q))
+    return torch.cat([new[:m], torch.maximum(new[m:3 * m], 1e-2 * q[m:3 * m]), new[3 * m:]])
 
 
 def newton_solve(residual, q0: torch.Tensor, tol: float = 1e-11, max_iters: int = 200, dt0: float = 0.1,
-                 growth: float = 2.0) -> tuple[torch.Tensor, SolveInfo]:
+                 growth: float = 2.0, n_vars: int = 3, jacobian_fn=banded_jacobian) -> tuple[torch.Tensor, SolveInfo]:
     """Converge R(q) = 0 from q0 (no autograd graph); raises NotConverged above `tol` (RMS of scaled R)."""
     with torch.no_grad():
         q, dt = q0.detach().clone(), dt0
@@ -68,7 +71,7 @@ def newton_solve(residual, q0: torch.Tensor, tol: float = 1e-11, max_iters: int 
         for it in range(max_iters):
             if r_norm < tol:
                 return q, SolveInfo(it, r_norm)
-            trial = ptc_step(residual, q, dt)
+            trial = ptc_step(residual, q, dt, n_vars=n_vars, jacobian_fn=jacobian_fn)
             trial_norm = rms(residual(trial))
             if trial_norm == trial_norm and trial_norm < 2.0 * r_norm:   # finite and not blown up
                 q, r_norm, dt = trial, trial_norm, min(dt * growth, 1e12)

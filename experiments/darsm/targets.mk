@@ -1,5 +1,5 @@
 # DARSM (neural implicit ARSM trained a posteriori through a steady RANS solve): channel twin claims and paper scale.
-.PHONY: claim-darsm reproduce-darsm-channel
+.PHONY: claim-darsm claim-darsm-duct reproduce-darsm-channel
 
 DARSM_SEEDS ?= 0,1,2
 DARSM_ARMS := adjoint unrolled offline baseline linear
@@ -9,9 +9,27 @@ define darsm_arm
 	-$(CPU1) $(TRAIN) -m experiment=darsm/channel_$(1)_cpu seed=$(DARSM_SEEDS) print_config=false hydra.sweep.dir=logs/claims/darsm/$(1)
 
 endef
-claim-darsm: ## CPU claim check: channel twin, adjoint / unrolled / offline / baseline ARSM / linear eddy viscosity, 3 seeds each
+DARSM_DUCT_ARMS := adjoint baseline linear
+DARSM_DUCT_METRICS := test/u_rel_l2_unseen test/sec_rel_l2_unseen test/ar_3_ret_360/u_rel_l2 test/ar_14_ret_180/u_rel_l2 \
+	test/ar_3_ret_360/sec_rel_l2 test/ar_14_ret_180/sec_rel_l2 test/u_rel_l2_train test/sec_rel_l2_train test/solve_residual_max
+DARSM_DUCT_CORNER := test/corner_sign_match_unseen test/ar_1_ret_360/corner_flow test/ar_3_ret_360/corner_flow \
+	test/ar_3_ret_360/corner_flow_dns test/ar_14_ret_180/corner_flow test/ar_14_ret_180/corner_flow_dns \
+	test/ar_3_ret_360/vortex_offset test/ar_14_ret_180/vortex_offset
+DARSM_DUCT_RUNS := $(foreach arm,$(DARSM_DUCT_ARMS),logs/claims/darsm/duct_$(arm))
+
+define darsm_duct_arm
+	-$(CPU1) $(TRAIN) -m experiment=darsm/duct_$(1)_cpu seed=$(DARSM_SEEDS) print_config=false hydra.sweep.dir=logs/claims/darsm/duct_$(1)
+
+endef
+claim-darsm: ## CPU claim check: channel twin (adjoint / unrolled / offline / baseline ARSM / linear EV) and the duct, 3 seeds each
 	$(foreach arm,$(DARSM_ARMS),$(call darsm_arm,$(arm)))
 	$(TABLE) logs/claims/darsm --group-by setting --metric $(DARSM_METRICS) --name claim_cpu --results experiments/darsm/RESULTS.md
+	$(MAKE) claim-darsm-duct
+
+claim-darsm-duct: ## CPU claim check, duct only: adjoint (trained on AR 1) / baseline ARSM / linear EV, tested on AR 3 and 14.4 (needs the darsm extra)
+	$(foreach arm,$(DARSM_DUCT_ARMS),$(call darsm_duct_arm,$(arm)))
+	$(TABLE) $(DARSM_DUCT_RUNS) --group-by setting --metric $(DARSM_DUCT_METRICS) --name duct_cpu --results experiments/darsm/RESULTS.md
+	$(TABLE) $(DARSM_DUCT_RUNS) --group-by setting --metric $(DARSM_DUCT_CORNER) --no-curves --results experiments/darsm/RESULTS.md
 	$(CLAIMS) darsm
 
 reproduce-darsm-channel: ## Paper-scale channel: 256 nodes, train Re_tau 180/550, test 2000 and 5200, adjoint arm, 5 seeds (W&B)

@@ -54,47 +54,54 @@ class DarsmChannelTask(Task):
         if mode == "none":
             self.automatic_optimization = False
 
+    def geometry(self, case: dict) -> Channel:
+        """The discretisation a case is solved on (`initial_state`, `residual`, `jacobian`, `n_vars`)."""
+        return self.channel(case["re_tau"])
+
     def channel(self, re_tau: float) -> Channel:
         if re_tau not in self._channels:
             self._channels[re_tau] = Channel(re_tau, n=self.n, stretch=self.stretch, transport=self.transport,
                                              device=self.device)
         return self._channels[re_tau]
 
-    def residual(self, channel: Channel):
-        return lambda q: channel.residual(q, self.closure)
+    def residual(self, geometry):
+        return lambda q: geometry.residual(q, self.closure)
 
     def solve(self, case: dict, warm: bool):
-        channel = self.channel(case["re_tau"])
-        start = self._warm.get(case["re_tau"]) if warm else None
+        geometry = self.geometry(case)
+        start = self._warm.get(case["name"]) if warm else None
         settings = dict(self.solver, dt0=self.warm_dt0) if start is not None else self.solver
-        q, info = newton_solve(self.residual(channel), channel.initial_state() if start is None else start,
-                               **settings)
+        q, info = newton_solve(self.residual(geometry), geometry.initial_state() if start is None else start,
+                               n_vars=geometry.n_vars, jacobian_fn=geometry.jacobian, **settings)
         if warm:
-            self._warm[case["re_tau"]] = q
+            self._warm[case["name"]] = q
         return q, info
 
     @staticmethod
     def relative_error(channel: Channel, U: torch.Tensor, U_truth: torch.Tensor) -> torch.Tensor:
         return torch.sqrt((channel.weight * (U - U_truth) ** 2).sum() / (channel.weight * U_truth ** 2).sum())
 
+    def prediction_loss(self, channel: Channel, q: torch.Tensor, case: dict) -> torch.Tensor:
+        return self.relative_error(channel, channel.split(q)[0], case["U"]) ** 2
+
     def _case_loss(self, case: dict) -> torch.Tensor:
-        channel = self.channel(case["re_tau"])
+        channel = self.geometry(case)
         if self.mode == "offline":
             f = {"s": case["s"], "re_t": case["re_t"]}
             _, a, _ = self.closure.anisotropy(f)
             return ((a - case["a"]) ** 2).sum(dim=(-1, -2)).mean() / (case["a"] ** 2).sum(dim=(-1, -2)).mean()
         if self.mode == "adjoint":
             q_star, _ = self.solve(case, warm=True)
-            q = attach_fixed_point(self.residual(channel), q_star)
+            q = attach_fixed_point(self.residual(channel), q_star, jacobian_fn=channel.jacobian)
         else:
-            start = self._warm.get(case["re_tau"]) if self.unroll_warm_start else None
+            start = self._warm.get(case["name"]) if self.unroll_warm_start else None
             q0 = channel.initial_state() if start is None else start
             q = unrolled_solve(self.residual(channel), q0, self.unroll_iterations, self.solver["dt0"],
                                self.solver["growth"])
-            self._warm[case["re_tau"]] = q.detach()
+            self._warm[case["name"]] = q.detach()
             self.log(f"train/{case['name']}/unrolled_residual", rms(self.residual(channel)(q.detach())),
                      on_step=True, on_epoch=False, batch_size=1)
-        return self.relative_error(channel, channel.split(q)[0], case["U"]) ** 2
+        return self.prediction_loss(channel, q, case)
 
     def training_step(self, batch, batch_idx):
         if self.mode == "none":
