@@ -86,10 +86,10 @@ DM_TUNE_SEED := 100
 DM_EVAL_SEEDS := 0,1,2,3,4
 DM_TUNING := $(CPU1) $(PY) -m reprolab.sweeps.tuning
 
-claim-deltamomentum-tuned: ## Claim 2 with equal tuning (beside claim-deltamomentum, not in it): TPE 40 trials each for AdamW and DeltaAdamW over lr, beta2, warm-up, wd on seed 100, then the best of each (+ eta 0 trivial arm) on seeds 0-4 -> RESULTS.md block + verdicts (~16 CPU-min, 95 runs)
+claim-deltamomentum-tuned: ## Claim 2 with equal tuning (beside claim-deltamomentum, not in it): TPE 40 trials each for AdamW and DeltaAdamW over lr, beta2, warm-up, wd on seed 100, then the best of each (+ eta 0 trivial arm) on seeds 0-4 -> RESULTS.md block + verdicts (14.2 CPU-min measured, 95 runs)
 	-$(DM_TUNING) fill $(DM_TUNE)/adamw/study.db --trials $(DM_TRIALS) -- $(TRAIN) -m experiment=deltamomentum/lm_tiny_adamw hparams_search=deltamomentum_lm_tiny seed=$(DM_TUNE_SEED)
 	-$(DM_TUNING) fill $(DM_TUNE)/delta/study.db --trials $(DM_TRIALS) -- $(TRAIN) -m experiment=deltamomentum/lm_tiny_delta hparams_search=deltamomentum_lm_tiny seed=$(DM_TUNE_SEED)
 	-$(DM_TUNING) best $(DM_TUNE)/adamw/study.db --trials $(DM_TRIALS) -- $(TRAIN) -m experiment=deltamomentum/lm_tiny_adamw seed=$(DM_EVAL_SEEDS) hydra.sweep.dir=$(DM_RUNS)/lm_tiny_tuned/adamw
 	-$(DM_TUNING) best $(DM_TUNE)/delta/study.db --trials $(DM_TRIALS) -- $(TRAIN) -m experiment=deltamomentum/lm_tiny_delta optimizer.eta=0.5,0.0 seed=$(DM_EVAL_SEEDS) hydra.sweep.dir=$(DM_RUNS)/lm_tiny_tuned/delta
-	$(DM_TABLE) $(DM_RUNS)/lm_tiny_tuned --group-by optimizer optimizer.eta optimizer.lr optimizer.betas scheduler.warmup_steps optimizer.weight_decay --metric val/loss val/steps_saved_tuned_pct --curve val/loss --name lm_tiny_tuned
+	$(DM_TABLE) $(DM_RUNS)/lm_tiny_tuned --group-by optimizer optimizer.eta --metric val/loss val/steps_saved_tuned_pct --curve val/loss --name lm_tiny_tuned
 	$(CLAIMS) deltamomentum
