@@ -4,6 +4,9 @@
   (any other optimizer) of the same seed and lr, at the baseline's terminal validation loss;
 - `val/steps_saved_best_lr_pct` (when the runs hold an lr grid): each optimizer at its own best lr (the lowest
   seed-mean terminal validation loss), paired by seed, as the paper compares tuned optimizers;
+- `val/steps_saved_tuned_pct` (when the baseline runs are one configuration, one run per seed: the tuned
+  comparison of `make claim-deltamomentum-tuned`, each optimizer at its own tuned lr, β₂, warm-up and weight
+  decay): every delta run against the baseline run of its seed, whatever the two runs' hyper-parameters;
 - `val/steps_to_target`: for runs that stop early on a fixed level (claim 1's 1 % excess risk,
   `callbacks.early_stopping.stopping_threshold`), the first step at that level (inf: never reached), and
   `val/steps_to_target_capped` (never reached counts as 2 × max_steps) to choose the lr of a grid by;
@@ -28,6 +31,7 @@ from reprolab.results.runs import Run
 from reprolab.results.steps_to_target import first_step_reaching, pair_runs, steps_saved
 
 KEY, BEST_KEY, TO_TARGET = "val/steps_saved_pct", "val/steps_saved_best_lr_pct", "val/steps_to_target"
+TUNED_KEY = "val/steps_saved_tuned_pct"
 CAPPED = "val/steps_to_target_capped"
 THRESHOLD = "callbacks.early_stopping.stopping_threshold"
 COORDS, HIDDEN = ("h0", "dh", "dlogits"), (".q", ".o", ".gate", ".down")  # one key Gram per HIDDEN layer
@@ -61,6 +65,10 @@ def best_lr(runs: list[Run], curves: dict[int, pd.Series]) -> float:
 def add_steps_saved(deltas: list[Run], bases: list[Run], curves: dict[int, pd.Series]) -> None:
     for run, base in pair_runs(deltas, bases, by=("seed", "optimizer.lr")):
         run.metrics[KEY] = 100.0 * steps_saved(curves[id(base)], curves[id(run)])
+    seeds = [str(base.get("seed")) for base in bases]
+    if len(set(seeds)) == len(seeds):  # one baseline configuration: pair by seed alone
+        for run, base in pair_runs(deltas, bases):
+            run.metrics[TUNED_KEY] = 100.0 * steps_saved(curves[id(base)], curves[id(run)])
     if len({r.get("optimizer.lr") for r in deltas + bases}) < 2:
         return  # no lr grid: the equal-lr number is the only comparison
     base_lr, delta_lr = best_lr(bases, curves), best_lr(deltas, curves)

@@ -2,7 +2,7 @@
 .PHONY: data-fineweb-edu reproduce-deltamomentum-fineweb-67m reproduce-deltamomentum-fineweb-370m \
         reproduce-deltamomentum-cifar10 claim-deltamomentum bench-deltamomentum bench-deltamomentum-67m \
         table-deltamomentum \
-        figures-deltamomentum claim-deltamomentum-drift claim-deltamomentum-ablation
+        figures-deltamomentum claim-deltamomentum-drift claim-deltamomentum-ablation claim-deltamomentum-tuned
 
 FINEWEB_TOKENS ?= 3000000000
 
@@ -75,3 +75,21 @@ bench-deltamomentum: ## DeltaAdamW/AdamW per-step CPU-time overhead vs the analy
 
 bench-deltamomentum-67m: ## The same at the 67M preset's real shapes (full model, 1x1024-token micro-batches, fp32 CPU, ~3 GB, ~8 min CPU), composed at 524,288 tokens/step
 	OMP_NUM_THREADS=1 $(PY) scripts/bench/delta_step.py --preset fineweb_67m --steps 4 --rounds 7 --warmup 2
+
+# Claim 2 under an equal tuning budget (issue 36; README, "Claim 2, tuned"): one Optuna TPE study per optimizer over
+# the same space (conf/hparams_search/deltamomentum_lm_tiny.yaml: lr, beta2, warm-up, weight decay), the same
+# sampler seed and DM_TRIALS trials, on tuning seed DM_TUNE_SEED; then each study's best trial on the evaluation
+# seeds, and the trivial arm (eta 0 at DeltaAdamW's tuned config) beside it. A rerun adds no trial (tuning fill).
+DM_TUNE := $(DM_RUNS)/lm_tiny_tune
+DM_TRIALS := 40
+DM_TUNE_SEED := 100
+DM_EVAL_SEEDS := 0,1,2,3,4
+DM_TUNING := $(CPU1) $(PY) -m reprolab.sweeps.tuning
+
+claim-deltamomentum-tuned: ## Claim 2 with equal tuning (beside claim-deltamomentum, not in it): TPE 40 trials each for AdamW and DeltaAdamW over lr, beta2, warm-up, wd on seed 100, then the best of each (+ eta 0 trivial arm) on seeds 0-4 -> RESULTS.md block + verdicts (14.2 CPU-min measured, 95 runs)
+	-$(DM_TUNING) fill $(DM_TUNE)/adamw/study.db --trials $(DM_TRIALS) -- $(TRAIN) -m experiment=deltamomentum/lm_tiny_adamw hparams_search=deltamomentum_lm_tiny seed=$(DM_TUNE_SEED)
+	-$(DM_TUNING) fill $(DM_TUNE)/delta/study.db --trials $(DM_TRIALS) -- $(TRAIN) -m experiment=deltamomentum/lm_tiny_delta hparams_search=deltamomentum_lm_tiny seed=$(DM_TUNE_SEED)
+	-$(DM_TUNING) best $(DM_TUNE)/adamw/study.db --trials $(DM_TRIALS) -- $(TRAIN) -m experiment=deltamomentum/lm_tiny_adamw seed=$(DM_EVAL_SEEDS) hydra.sweep.dir=$(DM_RUNS)/lm_tiny_tuned/adamw
+	-$(DM_TUNING) best $(DM_TUNE)/delta/study.db --trials $(DM_TRIALS) -- $(TRAIN) -m experiment=deltamomentum/lm_tiny_delta optimizer.eta=0.5,0.0 seed=$(DM_EVAL_SEEDS) hydra.sweep.dir=$(DM_RUNS)/lm_tiny_tuned/delta
+	$(DM_TABLE) $(DM_RUNS)/lm_tiny_tuned --group-by optimizer optimizer.eta --metric val/loss val/steps_saved_tuned_pct --curve val/loss --name lm_tiny_tuned
+	$(CLAIMS) deltamomentum

@@ -1,1 +1,1 @@
-"""Sweeps: config hashing, skip/resume of finished jobs, their records, rehash, the Optuna study seed."""
+"""Sweeps: config hashing, skip/resume of finished jobs, their records, rehash, the Optuna study seed, a fixed tuning budget (tuning)."""

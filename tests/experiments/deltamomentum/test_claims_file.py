@@ -1,5 +1,6 @@
 """claims.yaml reads, and every claim reads a sweep folder that `make claim-deltamomentum` writes (itself or
-through a `$(MAKE) claim-deltamomentum-…` part it calls)."""
+through a `$(MAKE) claim-deltamomentum-…` part it calls), or the target listed beside it for its cost
+(`claim-deltamomentum-tuned`), which the claim's note names."""
 
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ def test_every_claim_reads_a_sweep_of_the_claim_target():
     main = recipe("claim-deltamomentum")
     parts = re.findall(r"\$\(MAKE\) (claim-deltamomentum-[\w-]+)", main)
     assert parts == ["claim-deltamomentum-drift"]
+    beside = {"lm_steps_saved_tuned_tinyshakespeare": "claim-deltamomentum-tuned"}
+    for claim_id, target in beside.items():
+        assert f"`make {target}`" in next(c.note for c in claims.claims if c.id == claim_id)
+    parts += list(beside.values())
     swept = set(re.findall(r"hydra\.sweep\.dir=\$\(DM_RUNS\)/(\w+)", main + "".join(map(recipe, parts))))
     assert claims.runs_root == "logs/claims/deltamomentum" and claims.command == "make claim-deltamomentum"
     assert {run for claim in claims.claims for run in claim.runs} == swept

@@ -64,6 +64,35 @@ def test_no_lr_grid_no_best_lr_metric(tmp_path):
     assert all(BEST_KEY not in r.metrics for r in runs)
 
 
+def test_steps_saved_against_one_tuned_baseline_configuration(tmp_path):
+    """The tuned comparison: every optimizer at its own hyper-parameters (other lrs), paired by seed alone; the
+    trivial arm (η 0 at DeltaAdamW's tuned config) is a delta run and is paired the same way."""
+    from experiments.deltamomentum.tables import TUNED_KEY
+
+    _run(tmp_path, "a0", "adamw", 0, [3.0, 2.5, 2.2, 2.1, 2.0], lr=4e-3)
+    _run(tmp_path, "a1", "adamw", 1, [3.0, 2.0, 1.9, 1.8, 1.5], lr=4e-3)
+    _run(tmp_path, "d0", "delta_adamw", 0, [2.8, 2.3, 2.0, 1.9, 1.8], lr=9e-3)  # 2.0 at step 60: 1 − 60/100
+    _run(tmp_path, "d1", "delta_adamw", 1, [3.0, 2.5, 2.2, 2.1, 2.0], lr=9e-3)  # never 1.5; AdamW 2.0 at 40
+    _run(tmp_path, "t0", "delta_adamw", 0, [3.0, 2.6, 2.3, 2.2, 2.1], lr=9e-3)  # never 2.0; AdamW 2.1 at 80
+    runs = find_runs([tmp_path])
+    derive_metrics(runs)
+    tuned = {r.path.name: r.metrics.get(TUNED_KEY) for r in runs}
+    assert tuned["d0"] == pytest.approx(40.0) and tuned["d1"] == pytest.approx(-60.0)
+    assert tuned["t0"] == pytest.approx(-20.0)  # mirrored: −(1 − 80/100)
+    assert tuned["a0"] is None and all(KEY not in r.metrics for r in runs)  # no equal-lr pair
+
+
+def test_no_tuned_metric_against_a_baseline_grid(tmp_path):
+    from experiments.deltamomentum.tables import TUNED_KEY
+
+    for lr in (3e-3, 1e-2):  # two baseline runs of seed 0: which one is "the" baseline is not defined
+        _run(tmp_path, f"a{lr}", "adamw", 0, [3.0, 2.5, 2.2, 2.1, 2.0], lr=lr)
+    _run(tmp_path, "d0", "delta_adamw", 0, [2.8, 2.3, 2.0, 1.9, 1.8])
+    runs = find_runs([tmp_path])
+    derive_metrics(runs)
+    assert all(TUNED_KEY not in r.metrics for r in runs)
+
+
 def test_steps_to_a_fixed_target(tmp_path):
     from experiments.deltamomentum.tables import CAPPED, TO_TARGET
 
