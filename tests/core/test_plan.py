@@ -157,8 +157,8 @@ def needs_hub_weights(job: dict) -> bool:
     return error.startswith("DatasetNotFoundError") and ("huggingface.co" in error or "could not be loaded" in error)
 
 
-@pytest.mark.xfail(strict=True, reason="not yet measured (2026-12-02): the new packages' paper presets need Hub weights "
-                   "(delta_adapter: FLUX.1-Kontext, SigLIP), PhantomWiki's corpus, or ran past make plan's 120-s timeout "
+@pytest.mark.xfail(strict=True, reason="not yet measured (2026-12-02): the new packages' paper presets need "
+                   "PhantomWiki's corpus, or ran past make plan's 120-s timeout "
                    "(agent_vlm, skillsonar/llm_qwen3_8b); rerun `make plan` where they can load")
 def test_every_job_of_the_committed_plan_is_measured():
     """Every job has numbers, measured the current way (none † from an earlier method), but those whose weights

@@ -37,6 +37,18 @@ def test_each_adapter_arm_changes_one_thing_of_single_pair(tmp_path):
         assert cfg.setting == name
 
 
+def test_the_tta_arms_reload_single_pair_of_the_same_seed_and_only_test(tmp_path):
+    base = compose(["experiment=delta_adapter/single_pair_cpu", "seed=2"], output_dir=tmp_path)
+    off = compose(["experiment=delta_adapter/tta_off_cpu", "seed=2"], output_dir=tmp_path)
+    tta = compose(["experiment=delta_adapter/tta_cpu", "seed=2"], output_dir=tmp_path)
+    assert off.task.init_from.endswith("logs/claims/delta_adapter/adapter/single_pair_cpu-2")
+    assert off.trainer.max_steps == tta.trainer.max_steps == 0 and off.task.tta_steps == 0 < tta.task.tta_steps
+    assert tta.task.tta_lr == base.optimizer.lr
+    for other in ("data", "model", "optimizer"):
+        assert dict(off[other]) == dict(base[other]) == dict(tta[other]), other
+    assert {k: v for k, v in tta.task.items() if k != "tta_steps"} == {k: v for k, v in off.task.items() if k != "tta_steps"}
+
+
 def write_folder(root: Path, per_class: int = 2) -> Path:
     rng = np.random.default_rng(0)
     for split in ("train", "test"):
@@ -72,6 +84,13 @@ def test_the_three_stages_run_through_the_trainer(tmp_path):
     for split in ("seen", "unseen"):
         for name in ("psnr", "ssim", "dir_cos", "leakage", "pixel_leakage", "copy_psnr"):
             assert np.isfinite(metrics[f"test/{split}/{name}"]), (split, name)
+    test_only = ["trainer.max_steps=0", f"task.init_from={tmp_path / 'a'}"]   # FAST's 2 steps off again
+    reloaded = run(compose(["experiment=delta_adapter/tta_off_cpu", *FAST, *data, *stages, *test_only],
+                           output_dir=tmp_path / "off"))
+    assert all(reloaded[k] == metrics[k] for k in metrics if k.startswith("test/"))   # the tested weights, reloaded
+    adapted = run(compose(["experiment=delta_adapter/tta_cpu", *FAST, *data, *stages, *test_only, "task.tta_steps=2"],
+                          output_dir=tmp_path / "tta"))
+    assert adapted["test/unseen/psnr"] != metrics["test/unseen/psnr"] and np.isfinite(adapted["test/unseen/dir_cos"])
     with pytest.raises(ConfigError, match="model.editor_depth"):
         run(compose(["experiment=delta_adapter/single_pair_cpu", *FAST, *data, *stages, "model.editor_depth=2"],
                     output_dir=tmp_path / "b"))
