@@ -24,7 +24,8 @@ import torch.nn.functional as F
 
 from experiments.delta_adapter import metrics
 from experiments.delta_adapter.flow import clean_estimate, euler_sample, interpolate, velocity_target
-from experiments.delta_adapter.tta import adapt, check_query_is_not_the_source, restored, tta_parameters
+from experiments.delta_adapter.tta import adapt_on_exemplar, check_query_is_not_the_source
+from reprolab.tasks.test_time_adaptation import adaptable_parameters, restored
 from reprolab.cli.errors import ConfigError
 from reprolab.optim.build import build_optimizer, build_scheduler
 from reprolab.run.finished_model import load_initial_weights, load_run_model
@@ -72,7 +73,7 @@ class DeltaAdapterTask(Task):
                               "(0: no test-time adaptation), lr >= 0 and at least one (noise, t) draw per step")
         self.tta_steps, self.tta_lr, self.tta_batch = tta_steps, tta_lr, tta_batch
         self.tta_params = None if tta_params is None else list(tta_params)
-        tta_parameters(self, self.tta_params)   # a prefix naming nothing fails here, before any run
+        adaptable_parameters(self, self.tta_params)   # a prefix naming nothing fails here, before any run
         if init_from:
             self.load_trained(init_from)
 
@@ -141,14 +142,14 @@ class DeltaAdapterTask(Task):
         if self.tta_steps == 0:
             return self.sample(batch, context, noise)
         check_query_is_not_the_source(batch)
-        params, out = tta_parameters(self, self.tta_params), []
+        params, out = adaptable_parameters(self, self.tta_params), []
         loss = lambda b, draw: self.losses(b, draw)[0]  # noqa: E731
         for i in range(len(noise)):
             # gradients at test time: outside Lightning's inference mode, on normal (cloned) tensors
             with torch.inference_mode(False), torch.enable_grad(), restored(params):
                 item = {k: batch[k][i : i + 1].clone() for k in ("ex_src", "ex_tgt", "query")}
                 generator = torch.Generator().manual_seed(1_000_003 * seed + i)
-                adapt(loss, item, params, self.tta_steps, self.tta_lr, self.tta_batch, generator)
+                adapt_on_exemplar(loss, item, params, self.tta_steps, self.tta_lr, self.tta_batch, generator)
                 with torch.no_grad():
                     out.append(self.sample(item, context[i : i + 1].clone(), noise[i : i + 1].clone()))
         return torch.cat(out)

@@ -12,38 +12,10 @@ pair's target is the adaptation target, so scoring on it would score a memorised
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import torch
 
 from reprolab.cli.errors import ConfigError
-
-
-def tta_parameters(module: torch.nn.Module, prefixes) -> dict[str, torch.nn.Parameter]:
-    """The trainable parameters whose names start with one of `prefixes` (None: all trainable parameters)."""
-    trainable = {n: p for n, p in module.named_parameters() if p.requires_grad}
-    if prefixes is None:
-        return trainable
-    chosen = {n: p for n, p in trainable.items() if any(n == q or n.startswith(f"{q}.") for q in prefixes)}
-    unknown = [q for q in prefixes if not any(n == q or n.startswith(f"{q}.") for n in trainable)]
-    if unknown or not chosen:
-        names = sorted({n.rsplit(".", 1)[0] if n.count(".") > 1 else n for n in trainable})[:12]
-        raise ConfigError(f"task.tta_params={list(prefixes)}: {unknown or 'nothing'} names no trainable parameter; "
-                          f"give prefixes of {names} or null (all)")
-    return chosen
-
-
-@contextmanager
-def restored(params: dict[str, torch.nn.Parameter]) -> Iterator[None]:
-    """Run the block on these parameters, then put their values back (the adaptation of one exemplar)."""
-    saved = {n: p.detach().clone() for n, p in params.items()}
-    try:
-        yield
-    finally:
-        with torch.no_grad():
-            for n, p in params.items():
-                p.copy_(saved[n])
+from reprolab.tasks.test_time_adaptation import adapt
 
 
 def check_query_is_not_the_source(batch: dict) -> None:
@@ -60,17 +32,13 @@ def exemplar_as_query(item: dict, copies: int) -> dict:
     return {"ex_src": src, "ex_tgt": tgt, "query": src, "query_tgt": tgt}
 
 
-def adapt(loss_fn, item: dict, params: dict[str, torch.nn.Parameter], steps: int, lr: float, copies: int,
-          generator: torch.Generator) -> None:
-    """`steps` Adam steps of `loss_fn(batch, draw)` on one exemplar pair (`item`: tensors with a batch of 1);
-    `draw(x0)` gives that step's (noise, t) from `generator`."""
+def adapt_on_exemplar(loss_fn, item: dict, params: dict[str, torch.nn.Parameter], steps: int, lr: float,
+                      copies: int, generator: torch.Generator) -> None:
+    """`steps` Adam steps (reprolab.tasks.test_time_adaptation.adapt) of `loss_fn(batch, draw)` on one exemplar
+    pair (`item`: tensors with a batch of 1); `draw(x0)` gives that step's (noise, t) from `generator`."""
     def draw(x0: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         noise = torch.randn(x0.shape, generator=generator).to(x0)
         return noise, torch.rand(len(x0), generator=generator).to(x0)
 
-    optimizer = torch.optim.Adam(params.values(), lr=lr)
     batch = exemplar_as_query(item, copies)
-    for _ in range(steps):
-        optimizer.zero_grad(set_to_none=True)
-        loss_fn(batch, draw).backward()
-        optimizer.step()
+    adapt(lambda: loss_fn(batch, draw), params, steps, lr)

@@ -11,7 +11,8 @@ from experiments.delta_adapter.adapter import DeltaAdapter
 from experiments.delta_adapter.editor import TinyFlowEditor
 from experiments.delta_adapter.encoder import TinyImageEncoder
 from experiments.delta_adapter.task import DeltaAdapterTask
-from experiments.delta_adapter.tta import adapt, restored, tta_parameters
+from experiments.delta_adapter.tta import adapt_on_exemplar
+from reprolab.tasks.test_time_adaptation import adaptable_parameters, restored
 from reprolab.cli.errors import ConfigError
 
 
@@ -40,7 +41,7 @@ def state(task) -> dict:
 
 def test_tta_lowers_the_exemplars_loss_and_the_weights_come_back():
     task = make_task()
-    params = tta_parameters(task, None)
+    params = adaptable_parameters(task, None)
     assert set(params) == {n for n, _ in task.model.named_parameters(prefix="model")}   # encoder, editor frozen
     item = {k: v[:1] for k, v in pairs(1, 0).items()}
     exemplar = {"ex_src": item["ex_src"].expand(4, -1, -1, -1), "ex_tgt": item["ex_tgt"].expand(4, -1, -1, -1)}
@@ -52,7 +53,7 @@ def test_tta_lowers_the_exemplars_loss_and_the_weights_come_back():
 
     before, weights, tokens = exemplar_loss(), state(task), task.injection(item)[0][1]
     with restored(params):
-        adapt(lambda b, d: task.losses(b, d)[0], item, params, 20, 1e-2, 8, torch.Generator().manual_seed(1))
+        adapt_on_exemplar(lambda b, d: task.losses(b, d)[0], item, params, 20, 1e-2, 8, torch.Generator().manual_seed(1))
         assert exemplar_loss() < 0.8 * before                                   # fitted to its own pair
         assert not torch.allclose(task.injection(item)[0][1], tokens)          # the adapter's values moved
     assert all(torch.equal(v, weights[k]) for k, v in task.state_dict().items())
@@ -95,6 +96,6 @@ def test_a_query_that_is_its_exemplars_source_and_bad_settings_are_one_line():
         make_task(tta_steps=1, tta_params=["model.nope"])
     with pytest.raises(ConfigError, match="tta_steps=-1"):
         make_task(tta_steps=-1)
-    only_gate = tta_parameters(make_task(), ["model.gate", "model.resampler"])
+    only_gate = adaptable_parameters(make_task(), ["model.gate", "model.resampler"])
     assert "model.gate" in only_gate and "model.project.weight" not in only_gate
     assert all(n == "model.gate" or n.startswith("model.resampler.") for n in only_gate)
