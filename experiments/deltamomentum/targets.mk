@@ -84,7 +84,7 @@ DM_TUNE := $(DM_RUNS)/lm_tiny_tune
 DM_TRIALS := 40
 DM_TUNE_SEED := 100
 DM_EVAL_SEEDS := 0,1,2,3,4
-DM_TUNING := $(CPU1) $(PY) -m reprolab.sweeps.tuning
+DM_TUNING := $(CPU1) $(VENV)/bin/reprolab-tune
 
 claim-deltamomentum-tuned: ## Claim 2 with equal tuning (beside claim-deltamomentum, not in it): TPE 40 trials each for AdamW and DeltaAdamW over lr, beta2, warm-up, wd on seed 100, then the best of each (+ eta 0 trivial arm) on seeds 0-4 -> RESULTS.md block + verdicts (14.2 CPU-min measured, 95 runs)
 	-$(DM_TUNING) fill $(DM_TUNE)/adamw/study.db --trials $(DM_TRIALS) -- $(TRAIN) -m experiment=deltamomentum/lm_tiny_adamw hparams_search=deltamomentum_lm_tiny seed=$(DM_TUNE_SEED)

@@ -13,10 +13,10 @@ from reprolab.config.compose import REPO_ROOT
 
 EXPERIMENTS = REPO_ROOT / "experiments"
 GRADIENT_CALLS = re.compile(r"\.backward\(|torch\.autograd\.grad\(|autograd\.grad\(")
-# The trainer, the table and claims commands, make itself, and a paper's analysis of finished runs
+# The trainer, the table, claims and tuning commands (reprolab-tune only hands a budget to the trainer), make itself, and a paper's analysis of finished runs
 # (`python -m experiments.<paper>.<module>`: it cannot train, the gradient guard above sees to that).
 PROJECT_COMMANDS = (".venv/bin/reprolab-train ", ".venv/bin/reprolab-table ", ".venv/bin/reprolab-claims ",
-                    "make ", ".venv/bin/python -m experiments.")
+                    ".venv/bin/reprolab-tune ", "make ", ".venv/bin/python -m experiments.")
 ENV_ASSIGNMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=\S*\s+")  # OMP_NUM_THREADS=1 and the like
 
 

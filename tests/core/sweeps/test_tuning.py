@@ -8,7 +8,8 @@ import sys
 import optuna
 import pytest
 
-from reprolab.sweeps.tuning import TuningError, best_overrides, fill_overrides, finished_trials, main
+from reprolab.cli.tune import main
+from reprolab.sweeps.tuning import TuningError, best_overrides, fill_overrides, finished_trials
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 

@@ -18,12 +18,11 @@ TARGET = "claim-deltamomentum-tuned"
 
 
 def tuning_calls() -> list[tuple[str, dict[str, str], list[str]]]:
-    """(step, {study, trials}, the reprolab-train overrides) of each `python -m reprolab.sweeps.tuning` call."""
+    """(step, {study, trials}, the reprolab-train overrides) of each `reprolab-tune` call."""
     calls = []
-    for args in script_calls(TARGET, "python", "JOBS=1"):
-        assert args[:2] == ["-m", "reprolab.sweeps.tuning"], args
+    for args in script_calls(TARGET, "reprolab-tune", "JOBS=1"):
         cut = args.index("--")
-        step, study, flag, trials = args[2:cut]
+        step, study, flag, trials = args[:cut]
         assert flag == "--trials"
         train = args[cut + 1:]
         assert train[0].endswith("bin/reprolab-train") and train[1] == "-m"
