@@ -1,5 +1,5 @@
 # DeformGen (arXiv 2606.25939): the CPU claim check on the planar rope, the released datasets, paper scale.
-.PHONY: claim-deformgen table-deformgen data-deformgen reproduce-deformgen-rope reproduce-deformgen
+.PHONY: claim-deformgen table-deformgen act-deformgen data-deformgen reproduce-deformgen-rope reproduce-deformgen
 
 DEFORMGEN_CLAIMS := logs/claims/deformgen
 DEFORMGEN_SEEDS ?= 0,1,2
@@ -19,6 +19,14 @@ claim-deformgen: ## 1 Source / SMG* / DG* / DG / per-particle noise / DG manip_k
 
 table-deformgen: ## RESULTS.md's claim table from the finished claim runs
 	$(TABLE) $(DEFORMGEN_CLAIMS) --group-by setting --metric $(DEFORMGEN_METRICS) --name claim_cpu \
+	  --results experiments/deformgen/RESULTS.md
+
+DEFORMGEN_ACT := logs/explore/deformgen_act
+ACT_SEEDS ?= 0
+act-deformgen: ## EXPLORATORY, no claim: ACT as the policy on the DG and 1 Source arms (seeds ACT_SEEDS) -> a table beside the MLP's
+	-$(CPU1) $(TRAIN) -m experiment=deformgen/dg_act_cpu,deformgen/source_act_cpu print_config=false trainer.enable_progress_bar=false seed=$(ACT_SEEDS) \
+	  hydra.sweep.dir=$(DEFORMGEN_ACT)
+	$(TABLE) $(DEFORMGEN_ACT) --group-by setting --metric $(DEFORMGEN_METRICS) --name act_explore \
 	  --results experiments/deformgen/RESULTS.md
 
 data-deformgen: ## Download the released rope datasets (train1000_{yawonly,txy,gridrigid}) from HF Zili2002/DeformGen-Datasets into $(DATA)/deformgen
