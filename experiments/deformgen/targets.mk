@@ -22,11 +22,16 @@ table-deformgen: ## RESULTS.md's claim table from the finished claim runs
 	  --results experiments/deformgen/RESULTS.md
 
 DEFORMGEN_ACT := logs/explore/deformgen_act
+DEFORMGEN_MLP := logs/explore/deformgen_mlp
 ACT_SEEDS ?= 0
-act-deformgen: ## EXPLORATORY, no claim: ACT as the policy on the DG and 1 Source arms (seeds ACT_SEEDS) -> a table beside the MLP's
-	-$(CPU1) $(TRAIN) -m experiment=deformgen/dg_act_cpu,deformgen/source_act_cpu print_config=false trainer.enable_progress_bar=false seed=$(ACT_SEEDS) \
-	  hydra.sweep.dir=$(DEFORMGEN_ACT)
+act-deformgen: ## EXPLORATORY, no claim: ACT and the MLP as the policy on the 1 Source and DG arms (seeds ACT_SEEDS) -> two tables
+	-$(CPU1) $(TRAIN) -m experiment=deformgen/source_act_cpu,deformgen/dg_act_cpu print_config=false \
+	  trainer.enable_progress_bar=false seed=$(ACT_SEEDS) hydra.sweep.dir=$(DEFORMGEN_ACT)
+	-$(CPU1) $(TRAIN) -m experiment=deformgen/source_cpu,deformgen/dg_cpu print_config=false \
+	  trainer.enable_progress_bar=false seed=$(ACT_SEEDS) hydra.sweep.dir=$(DEFORMGEN_MLP)
 	$(TABLE) $(DEFORMGEN_ACT) --group-by setting --metric $(DEFORMGEN_METRICS) --name act_explore \
+	  --results experiments/deformgen/RESULTS.md
+	$(TABLE) $(DEFORMGEN_MLP) --group-by setting --metric $(DEFORMGEN_METRICS) --name mlp_explore \
 	  --results experiments/deformgen/RESULTS.md
 
 data-deformgen: ## Download the released rope datasets (train1000_{yawonly,txy,gridrigid}) from HF Zili2002/DeformGen-Datasets into $(DATA)/deformgen
