@@ -24,11 +24,12 @@ table-deformgen: ## RESULTS.md's claim table from the finished claim runs
 DEFORMGEN_ACT := logs/explore/deformgen_act
 DEFORMGEN_MLP := logs/explore/deformgen_mlp
 ACT_SEEDS ?= 0
+ACT_SUBDIR := 'hydra.sweep.subdir=$${setting}_s$${seed}'  # one folder per arm and seed: a later seed never lands on an earlier one
 act-deformgen: ## EXPLORATORY, no claim: ACT and the MLP as the policy on the 1 Source and DG arms (seeds ACT_SEEDS) -> two tables
 	-$(CPU1) $(TRAIN) -m experiment=deformgen/source_act_cpu,deformgen/dg_act_cpu print_config=false \
-	  trainer.enable_progress_bar=false seed=$(ACT_SEEDS) hydra.sweep.dir=$(DEFORMGEN_ACT)
+	  trainer.enable_progress_bar=false seed=$(ACT_SEEDS) hydra.sweep.dir=$(DEFORMGEN_ACT) $(ACT_SUBDIR)
 	-$(CPU1) $(TRAIN) -m experiment=deformgen/source_cpu,deformgen/dg_cpu print_config=false \
-	  trainer.enable_progress_bar=false seed=$(ACT_SEEDS) hydra.sweep.dir=$(DEFORMGEN_MLP)
+	  trainer.enable_progress_bar=false seed=$(ACT_SEEDS) hydra.sweep.dir=$(DEFORMGEN_MLP) $(ACT_SUBDIR)
 	$(TABLE) $(DEFORMGEN_ACT) --group-by setting --metric $(DEFORMGEN_METRICS) --name act_explore \
 	  --results experiments/deformgen/RESULTS.md
 	$(TABLE) $(DEFORMGEN_MLP) --group-by setting --metric $(DEFORMGEN_METRICS) --name mlp_explore \
