@@ -1,8 +1,8 @@
 """The DeformGen rope datamodule: one arm's generated demos for behaviour cloning, and the shared test states.
 
 `setup` builds the simulator, the routing task and the source demo, runs the arm's generator
-(`demos.generate`) with the run's seed, and cuts the demos into (observation, action) pairs; demos are
-split train/val by episode. The test split is three sets of initial states, drawn with `test_seed` from
+(`demos.generate`) with the run's seed, and cuts the demos into (observation, action) pairs, or with
+`chunk` k > 0 (ACT) into (observation, next k actions, is_pad) triples; demos are split train/val by episode. The test split is three sets of initial states, drawn with `test_seed` from
 `test_process` (never from the arm's own `process` or seed), so every arm is scored on the very same
 states: DG's own process (`impulse`), the rigid grid (`grid`, uniform in its box) and an independent
 process no generator uses (`drag`). The reference code evaluates each mode on mode-specific test states
@@ -26,6 +26,7 @@ from experiments.deformgen.rope import RopeParams, RopeSim
 from experiments.deformgen.routing import Gripper, RopeEnv, Slot
 from experiments.deformgen.states import PROCESSES, StateProcess, make_states
 from reprolab.cli.errors import ConfigError
+from reprolab.models.act import action_chunks
 
 
 def build(cls, values) -> object:
@@ -48,7 +49,7 @@ class DeformGenDataModule(L.LightningDataModule):
                  test_process=None, source_centre=(0.0, 0.45), control_dt: float = 0.1, horizon: int = 60,
                  n_demos: int = 100, gen_batch: int = 100, max_candidates: int = 5000, val_fraction: float = 0.1,
                  test_sets=("impulse", "grid", "drag"), n_test: int = 100, test_seed: int = 2026,
-                 batch_size: int = 256, seed: int = 0, num_workers: int = 0):
+                 batch_size: int = 256, seed: int = 0, num_workers: int = 0, chunk: int = 0):
         super().__init__()
         self.sim = RopeSim(build(RopeParams, sim))
         self.env = RopeEnv(self.sim, build(Slot, slot), build(Gripper, gripper), control_dt, horizon)
@@ -66,6 +67,9 @@ class DeformGenDataModule(L.LightningDataModule):
         self.n_demos, self.gen_batch, self.max_candidates = n_demos, gen_batch, max_candidates
         self.val_fraction, self.n_test, self.test_seed = val_fraction, n_test, test_seed
         self.batch_size, self.seed, self.num_workers = batch_size, seed, num_workers
+        if chunk < 0:
+            raise ConfigError(f"data.chunk must be 0 (single actions, the MLP) or the policy's chunk length k; got {chunk}")
+        self.chunk = chunk
         self.splits: dict[str, TensorDataset] = {}
 
     @property
@@ -96,12 +100,20 @@ class DeformGenDataModule(L.LightningDataModule):
         n_val = int(round(n * self.val_fraction))
         order = torch.randperm(n, generator=rng)
         val_idx, train_idx = (order[:n_val], order[n_val:]) if n_val > 0 else (order, order)
-        pairs = lambda idx: TensorDataset(demos["obs"][idx].flatten(0, 1), demos["act"][idx].flatten(0, 1))  # noqa: E731
+        pairs = self._chunk_pairs(demos) if self.chunk else lambda idx: TensorDataset(  # noqa: E731
+            demos["obs"][idx].flatten(0, 1), demos["act"][idx].flatten(0, 1))
         self.splits = {"train": pairs(train_idx), "val": pairs(val_idx)}
         tests = self.test_states()
         self.fingerprints = {name: fingerprint(s) for name, s in tests.items()}
         ids = torch.cat([torch.full((len(s),), i) for i, s in enumerate(tests.values())])
         self.splits["test"] = TensorDataset(ids, torch.cat(list(tests.values())))
+
+    def _chunk_pairs(self, demos):
+        """For a chunking policy (ACT): (observation, the next `chunk` actions, is_pad) per step, padded past the
+        episode's end with a mask, as ACT's training data is."""
+        chunks, is_pad = action_chunks(demos["act"], self.chunk)
+        return lambda idx: TensorDataset(demos["obs"][idx].flatten(0, 1), chunks[idx].flatten(0, 1),
+                                         is_pad[idx].flatten(0, 1))
 
     def train_dataloader(self) -> DataLoader:
         return DataLoader(self.splits["train"], batch_size=self.batch_size, shuffle=True, drop_last=False,

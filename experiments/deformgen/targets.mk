@@ -1,5 +1,5 @@
 # DeformGen (arXiv 2606.25939): the CPU claim check on the planar rope, the released datasets, paper scale.
-.PHONY: claim-deformgen table-deformgen data-deformgen reproduce-deformgen-rope reproduce-deformgen
+.PHONY: claim-deformgen table-deformgen act-deformgen data-deformgen reproduce-deformgen-rope reproduce-deformgen
 
 DEFORMGEN_CLAIMS := logs/claims/deformgen
 DEFORMGEN_SEEDS ?= 0,1,2
@@ -19,6 +19,20 @@ claim-deformgen: ## 1 Source / SMG* / DG* / DG / per-particle noise / DG manip_k
 
 table-deformgen: ## RESULTS.md's claim table from the finished claim runs
 	$(TABLE) $(DEFORMGEN_CLAIMS) --group-by setting --metric $(DEFORMGEN_METRICS) --name claim_cpu \
+	  --results experiments/deformgen/RESULTS.md
+
+DEFORMGEN_ACT := logs/explore/deformgen_act
+DEFORMGEN_MLP := logs/explore/deformgen_mlp
+ACT_SEEDS ?= 0
+ACT_SUBDIR := 'hydra.sweep.subdir=$${setting}_s$${seed}'  # one folder per arm and seed: a later seed never lands on an earlier one
+act-deformgen: ## EXPLORATORY, no claim: ACT and the MLP as the policy on the 1 Source and DG arms (seeds ACT_SEEDS) -> two tables
+	-$(CPU1) $(TRAIN) -m experiment=deformgen/source_act_cpu,deformgen/dg_act_cpu print_config=false \
+	  trainer.enable_progress_bar=false seed=$(ACT_SEEDS) hydra.sweep.dir=$(DEFORMGEN_ACT) $(ACT_SUBDIR)
+	-$(CPU1) $(TRAIN) -m experiment=deformgen/source_cpu,deformgen/dg_cpu print_config=false \
+	  trainer.enable_progress_bar=false seed=$(ACT_SEEDS) hydra.sweep.dir=$(DEFORMGEN_MLP) $(ACT_SUBDIR)
+	$(TABLE) $(DEFORMGEN_ACT) --group-by setting --metric $(DEFORMGEN_METRICS) --name act_explore \
+	  --results experiments/deformgen/RESULTS.md
+	$(TABLE) $(DEFORMGEN_MLP) --group-by setting --metric $(DEFORMGEN_METRICS) --name mlp_explore \
 	  --results experiments/deformgen/RESULTS.md
 
 data-deformgen: ## Download the released rope datasets (train1000_{yawonly,txy,gridrigid}) from HF Zili2002/DeformGen-Datasets into $(DATA)/deformgen
