@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from reprolab.cli.closed_stdout import quiet_on_closed_stdout
 from reprolab.cli.parser import OneLineParser
 from reprolab.sweeps.tuning import TuningError, best_overrides, fill_overrides, load_study
 
@@ -28,6 +29,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
+@quiet_on_closed_stdout
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
