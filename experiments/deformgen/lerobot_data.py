@@ -5,7 +5,9 @@ sloth | cloth3 and mode yawonly (DG) | txy (DG*) | gridrigid (SMG*), each a LeRo
 `data/chunk-*/episode_*.parquet` files hold one row per frame with `observation.state`, `action` and
 `episode_index` columns (the camera streams are videos beside them; this loader reads the low-dimensional
 columns only). `prepare_data` downloads the one case/mode folder with `huggingface_hub.snapshot_download`
-when `download` is true. Episodes are split into train / val / test by `episode_index`. The closed-loop
+when `download` is true. Episodes are split into train / val / test by `episode_index`. With `chunk` k > 0
+(ACT) every frame gives (state, the next k actions of its own episode, is_pad): `action_chunks` per episode,
+zero-padded past its last frame with is_pad True there, episodes never mixed. The closed-loop
 success of the paper needs the reference's PhysTwin + Gaussian-splatting simulator (`experiments/eval_policy.py`),
 which this project does not carry: at paper scale the test metric is the held-out action error.
 """
@@ -21,6 +23,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from reprolab.cli.errors import ConfigError, DatasetNotFoundError
 from reprolab.config.extras import require
+from reprolab.models.act import action_chunks
 
 CASES = ("rope", "sloth", "cloth3")
 MODES = ("yawonly", "txy", "gridrigid")
@@ -31,7 +34,7 @@ class LeRobotDemoDataModule(L.LightningDataModule):
                  repo_id: str = "Zili2002/DeformGen-Datasets", state_key: str = "observation.state",
                  action_key: str = "action", state_dim: int = 8, action_dim: int = 8, episodes: int = 1000,
                  frames_per_episode: int = 480, val_episodes: int = 50, test_episodes: int = 50,
-                 batch_size: int = 256, seed: int = 0, num_workers: int = 0):
+                 batch_size: int = 256, seed: int = 0, num_workers: int = 0, chunk: int = 0):
         super().__init__()
         if case not in CASES or mode not in MODES:
             raise ConfigError(f"data.case={case!r} / data.mode={mode!r}; choose a case of {CASES} and a mode of {MODES}")
@@ -40,6 +43,9 @@ class LeRobotDemoDataModule(L.LightningDataModule):
         self.state_dim, self.action_dim = state_dim, action_dim
         self.episodes, self.frames, self.n_val, self.n_test = episodes, frames_per_episode, val_episodes, test_episodes
         self.batch_size, self.seed, self.num_workers = batch_size, seed, num_workers
+        if chunk < 0:
+            raise ConfigError(f"data.chunk must be 0 (state -> action pairs) or the policy's chunk length k; got {chunk}")
+        self.chunk = chunk
         self.splits: dict[str, TensorDataset] = {}
 
     @property
@@ -70,7 +76,18 @@ class LeRobotDemoDataModule(L.LightningDataModule):
         stack = lambda key: torch.tensor(np.concatenate([np.asarray(t[key], dtype=np.float32) for t in tables]))  # noqa: E731
         return stack(self.state_key), stack(self.action_key), stack("episode_index").long()
 
+    def _chunked(self, states, actions, episodes):
+        """(states, chunks (n, k, A), is_pad (n, k), episodes), the frames grouped by episode in their order."""
+        order = torch.argsort(episodes, stable=True)
+        states, actions, episodes = states[order], actions[order], episodes[order]
+        counts = torch.unique_consecutive(episodes, return_counts=True)[1].tolist()
+        parts = [action_chunks(a[None], self.chunk) for a in actions.split(counts)]
+        return states, torch.cat([c[0] for c, _ in parts]), torch.cat([p[0] for _, p in parts]), episodes
+
     def _split(self, states, actions, episodes) -> None:
+        tensors = (states, actions)
+        if self.chunk:
+            *tensors, episodes = self._chunked(states, actions, episodes)
         ids = torch.unique(episodes)
         if len(ids) <= self.n_val + self.n_test:
             raise ConfigError(f"{len(ids)} episodes cannot give {self.n_val} val + {self.n_test} test episodes")
@@ -79,7 +96,7 @@ class LeRobotDemoDataModule(L.LightningDataModule):
                  "train": order[self.n_val + self.n_test:]}
         for name, chosen in parts.items():
             mask = torch.isin(episodes, chosen)
-            self.splits[name] = TensorDataset(states[mask], actions[mask])
+            self.splits[name] = TensorDataset(*(t[mask] for t in tensors))
 
     def setup(self, stage: str | None = None) -> None:
         if not self.splits:

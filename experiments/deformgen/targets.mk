@@ -1,5 +1,6 @@
 # DeformGen (arXiv 2606.25939): the CPU claim check on the planar rope, the released datasets, paper scale.
-.PHONY: claim-deformgen table-deformgen act-deformgen data-deformgen reproduce-deformgen-rope reproduce-deformgen
+.PHONY: claim-deformgen table-deformgen act-deformgen data-deformgen reproduce-deformgen-rope reproduce-deformgen-rope-act \
+  reproduce-deformgen
 
 DEFORMGEN_CLAIMS := logs/claims/deformgen
 DEFORMGEN_SEEDS ?= 0,1,2
@@ -46,4 +47,10 @@ reproduce-deformgen-rope: ## Paper scale on the released rope demos: DG / DG* / 
 	$(TABLE) logs/reproduce/deformgen/rope --group-by setting --metric test/action_mse --name rope_paper \
 	  --results experiments/deformgen/RESULTS.md
 
-reproduce-deformgen: reproduce-deformgen-rope ## every paper-scale setting (GPU group)
+reproduce-deformgen-rope-act: ## Paper scale with ACT (the paper's sizes) as the policy on the released rope DG demos, 3 seeds (1 GPU, W&B; held-out first-action MSE, comparable with the MLP's)
+	-$(TRAIN) -m experiment=deformgen/rope_dg_act seed=0,1,2 \
+	  paths.data_dir=$(DATA) data.download=true hydra.sweep.dir=logs/reproduce/deformgen/rope_act
+	$(TABLE) logs/reproduce/deformgen/rope_act --group-by setting --metric test/action_mse test/chunk_l1 --name rope_act_paper \
+	  --results experiments/deformgen/RESULTS.md
+
+reproduce-deformgen: reproduce-deformgen-rope reproduce-deformgen-rope-act ## every paper-scale setting (GPU group)

@@ -21,9 +21,15 @@ import torch
 import torch.nn.functional as F
 
 from reprolab.cli.errors import ConfigError
-from reprolab.models.act import kl_divergence
+from reprolab.models.act import chunk_loss, masked_l1
 from reprolab.models.temporal_ensemble import TemporalEnsemble
 from reprolab.tasks.base import StagedTask, Task
+
+
+def check_chunk(policy: int, data: int) -> None:
+    """The datamodule's chunk length must be the policy's (0: single actions)."""
+    if data != policy:
+        raise ConfigError(f"the policy predicts chunks of {policy} actions but data.chunk={data}; set data.chunk={policy}")
 
 
 class BehaviourCloningTask(Task):
@@ -46,9 +52,7 @@ class BehaviourCloningTask(Task):
         if n_out != env.action_dim:
             raise ConfigError(f"the policy has {n_out} outputs but a sim.dim={env.dim} action has "
                               f"{env.action_dim}; set model.num_classes={env.action_dim}")
-        if dm.chunk != self.chunk:
-            raise ConfigError(f"the policy predicts chunks of {self.chunk} actions but data.chunk={dm.chunk}; "
-                              f"set data.chunk={self.chunk}")
+        check_chunk(self.chunk, dm.chunk)
 
     def _scale(self) -> torch.Tensor:
         env = self.trainer.datamodule.env
@@ -57,12 +61,9 @@ class BehaviourCloningTask(Task):
     def _chunk_loss(self, batch):
         """ACT's loss: masked L1 on the scaled motion + grip BCE over the chunk's real steps + β KL."""
         obs, act, is_pad = batch
-        out, mu, logvar = self.model(obs, act / torch.cat([self._scale(), torch.ones(1)]).to(act), is_pad)
-        real = (~is_pad).to(out)
-        motion_l1 = (out[..., :-1] - act[..., :-1] / self._scale().to(out)).abs().mean(-1)
-        motion = (motion_l1 * real).sum() / real.sum()
-        grip = (F.binary_cross_entropy_with_logits(out[..., -1], act[..., -1], reduction="none") * real).sum() / real.sum()
-        return motion + self.grip_weight * grip + self.kl_weight * kl_divergence(mu, logvar), motion, grip
+        scaled = act / torch.cat([self._scale(), torch.ones(1)]).to(act)
+        out, mu, logvar = self.model(obs, scaled, is_pad)
+        return chunk_loss(out, scaled, is_pad, mu, logvar, self.kl_weight, self.grip_weight)
 
     def _loss(self, batch):
         if self.chunk:
@@ -115,11 +116,44 @@ class BehaviourCloningTask(Task):
 
 class StateActionRegressionTask(StagedTask):
     """Paper scale on the released LeRobot datasets: behaviour cloning state → action by mean squared error;
-    the test metric is the held-out `test/action_mse` (closed-loop success needs the reference's simulator)."""
+    the test metric is the held-out `test/action_mse` (closed-loop success needs the reference's simulator).
+
+    With a chunking policy (`model: deformgen_state_act`, ACT, and `data.chunk` = its k) training takes ACT's
+    loss (Zhao et al. 2023, §IV-B; `reprolab.models.act.chunk_loss`, the CPU task's too): L1 on every output
+    of the chunk's real steps + `kl_weight` (β) · KL, every action dimension a continuous target as in the
+    paper. Validation and test query the policy with z = 0 and score the first action of its chunk (the one
+    executed at that frame) by the same MSE, so `val/loss` and `test/action_mse` compare with the MLP's; they
+    also log the L1 over the whole chunk's real steps (`{stage}/chunk_l1`)."""
+
+    def __init__(self, model, optimizer, scheduler=None, kl_weight: float = 10.0):
+        super().__init__(model, optimizer, scheduler)
+        self.kl_weight = kl_weight
+        self.chunk = getattr(model, "chunk", 0)
+
+    def on_fit_start(self) -> None:
+        check_chunk(self.chunk, self.trainer.datamodule.chunk)
+
+    def _log(self, stage: str, name: str, value, size: int) -> None:
+        self.log(f"{stage}/{name}", value, prog_bar=name != "chunk_l1", batch_size=size, on_step=stage == "train",
+                 on_epoch=stage != "train")
 
     def step(self, batch, stage: str):
+        if self.chunk:
+            return self._chunk_step(batch, stage)
         state, action = batch
         loss = F.mse_loss(self.model(state), action)
-        self.log(f"{stage}/{'loss' if stage != 'test' else 'action_mse'}", loss, prog_bar=True, batch_size=len(state),
-                 on_step=stage == "train", on_epoch=stage != "train")
+        self._log(stage, "loss" if stage != "test" else "action_mse", loss, len(state))
         return loss
+
+    def _chunk_step(self, batch, stage: str):
+        state, chunk, is_pad = batch
+        if stage == "train":
+            out, mu, logvar = self.model(state, chunk, is_pad)
+            loss = chunk_loss(out, chunk, is_pad, mu, logvar, self.kl_weight)[0]
+            self._log(stage, "loss", loss, len(state))
+            return loss
+        out = self.model(state)[0]
+        first = F.mse_loss(out[:, 0], chunk[:, 0])             # step 0 of a chunk is never padded
+        self._log(stage, "loss" if stage != "test" else "action_mse", first, len(state))
+        self._log(stage, "chunk_l1", masked_l1(out, chunk, is_pad), len(state))
+        return first

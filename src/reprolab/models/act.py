@@ -5,8 +5,9 @@ A conditional VAE. Its encoder (§IV-B, a BERT-like transformer) reads a [CLS] t
 k-step action chunk and gives the mean and log-variance of a style variable z; the policy (the CVAE decoder)
 reads the observation and z with a transformer encoder and predicts the whole chunk of k future actions with
 a transformer decoder whose k queries are learned embeddings (DETR-style). Training samples z by the
-reparameterisation trick; at test time z = 0, the prior's mean. The loss (L1 on the chunk + β · KL) and the
-temporal ensembling of overlapping chunks at test time (`temporal_ensemble.py`) belong to the task.
+reparameterisation trick; at test time z = 0, the prior's mean. The loss (L1 on the chunk + β · KL) is
+`chunk_loss`, which every task training ACT calls; the temporal ensembling of overlapping chunks at test time
+(`temporal_ensemble.py`) belongs to the task.
 
 Ours, not the paper's: the observation (a vector, no images) is projected by one linear layer into
 `obs_tokens` tokens where the paper has a ResNet feature map per camera plus one joint-position token; the
@@ -16,6 +17,7 @@ CVAE encoder reads those same observation tokens where the paper's reads the joi
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 
@@ -96,3 +98,24 @@ def action_chunks(actions: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Te
     chunks = padded.unfold(1, k, 1).transpose(2, 3)
     is_pad = (torch.arange(steps)[:, None] + torch.arange(k)[None, :]) >= steps
     return chunks, is_pad.expand(n, -1, -1)
+
+
+def chunk_loss(out: torch.Tensor, target: torch.Tensor, is_pad: torch.Tensor, mu: torch.Tensor, logvar: torch.Tensor,
+               kl_weight: float, grip_weight: float | None = None):
+    """ACT's training loss (§IV-B) on a predicted chunk `out` (B, k, A) against the demonstrated `target`:
+    L1 over the chunk's real (unpadded) steps + `kl_weight` (β) · KL. Returns (loss, l1, grip). With
+    `grip_weight`, the last output is a binary grip logit under BCE × grip_weight (its target 0 / 1) and the L1
+    covers the others; without it (the paper) every output is under the L1 and grip is 0."""
+    if grip_weight is None:
+        l1 = masked_l1(out, target, is_pad)
+        return l1 + kl_weight * kl_divergence(mu, logvar), l1, out.new_zeros(())
+    l1 = masked_l1(out[..., :-1], target[..., :-1], is_pad)
+    real = (~is_pad).to(out)
+    grip = (F.binary_cross_entropy_with_logits(out[..., -1], target[..., -1], reduction="none") * real).sum() / real.sum()
+    return l1 + grip_weight * grip + kl_weight * kl_divergence(mu, logvar), l1, grip
+
+
+def masked_l1(out: torch.Tensor, target: torch.Tensor, is_pad: torch.Tensor) -> torch.Tensor:
+    """Mean absolute error of chunks (B, k, A) over the real steps (is_pad False) and the A outputs."""
+    real = (~is_pad).to(out)
+    return ((out - target).abs().mean(-1) * real).sum() / real.sum()
