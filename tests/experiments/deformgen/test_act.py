@@ -14,6 +14,7 @@ from reprolab.config.compose import compose
 from reprolab.data.fake import fake_config
 from reprolab.models.act import ACT, action_chunks, chunk_loss, kl_divergence
 from reprolab.models.temporal_ensemble import TemporalEnsemble
+from tests.experiments.deformgen.test_presets import SMALL_RUN
 
 
 def test_kl_against_a_standard_normal_by_hand():
@@ -80,11 +81,10 @@ def test_the_act_preset_is_dg_with_the_policy_swapped_and_runs_through_the_train
     assert {k: v for k, v in act.data.items() if k != "chunk"} == dg.data
     assert act.trainer.max_steps == dg.trainer.max_steps and act.optimizer == dg.optimizer
     assert (act.task.kl_weight, act.task.ensemble_m) == (10.0, 0.01)
-    small = ["logger=none", "print_config=false", "data.n_demos=2", "data.gen_batch=4", "data.n_test=2"]
-    metrics = run(compose(["experiment=deformgen/dg_act_cpu", *small, "debug=fdr"], output_dir=tmp_path))
+    metrics = run(compose(["experiment=deformgen/dg_act_cpu", *SMALL_RUN, "debug=fdr"], output_dir=tmp_path))
     assert metrics["test/n_demos"] == 2.0 and 0.0 <= metrics["test/success_drag"] <= 100.0
     with pytest.raises(ConfigError, match="set data.chunk=10"):
-        run(compose(["experiment=deformgen/dg_act_cpu", *small, "data.chunk=5", "trainer.max_steps=1"],
+        run(compose(["experiment=deformgen/dg_act_cpu", *SMALL_RUN, "data.chunk=5", "trainer.max_steps=1"],
                     output_dir=tmp_path / "mismatch"))
 
 

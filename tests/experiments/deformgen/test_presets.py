@@ -12,6 +12,9 @@ from reprolab.cli.train import run
 from reprolab.config.compose import CONF_DIR, compose
 from reprolab.data.fake import fake_config
 
+# a CPU preset run through the trainer in seconds: two demos, two test states per set
+SMALL_RUN = ["logger=none", "print_config=false", "data.n_demos=2", "data.gen_batch=4", "data.n_test=2"]
+
 PRESETS = sorted(p.stem for p in (CONF_DIR / "experiment" / "deformgen").glob("*.yaml"))
 ARM_CHANGES = {
     "source_cpu": {"states": "source", "warp": "none"},
@@ -47,11 +50,10 @@ def test_the_3d_preset_is_dg_with_the_3d_keys_and_runs_through_the_trainer(tmp_p
     assert dg3.data.generator == dg.data.generator and dg3.trainer.max_steps == dg.trainer.max_steps
     assert (dg3.data.sim.dim, dg3.model.in_features, dg3.model.num_classes) == (3, 6 * 30 + 6, 5)
     assert {k: v for k, v in dg3.data.sim.items() if k not in ("dim", "restitution")} == dg.data.sim
-    small = ["logger=none", "print_config=false", "data.n_demos=2", "data.gen_batch=4", "data.n_test=2"]
-    metrics = run(compose(["experiment=deformgen/dg3d_cpu", *small, "trainer.max_steps=3"], output_dir=tmp_path))
+    metrics = run(compose(["experiment=deformgen/dg3d_cpu", *SMALL_RUN, "trainer.max_steps=3"], output_dir=tmp_path))
     assert metrics["test/n_demos"] == 2.0 and 0.0 <= metrics["test/success_drag"] <= 100.0
     with pytest.raises(ConfigError, match="set model.num_classes=5"):
-        run(compose(["experiment=deformgen/dg3d_cpu", *small, "model.num_classes=4", "trainer.max_steps=3"],
+        run(compose(["experiment=deformgen/dg3d_cpu", *SMALL_RUN, "model.num_classes=4", "trainer.max_steps=3"],
                     output_dir=tmp_path / "four"))
 
 
