@@ -35,3 +35,18 @@ claim-darsm-duct: ## CPU claim check, duct only: adjoint (trained on AR 1) / bas
 reproduce-darsm-channel: ## Paper-scale channel: 256 nodes, train Re_tau 180/550, test 2000 and 5200, adjoint arm, 5 seeds (W&B)
 	-$(TRAIN) -m experiment=darsm/channel_adjoint seed=0,1,2,3,4 hydra.sweep.dir=logs/reproduce/darsm/channel
 	$(TABLE) logs/reproduce/darsm/channel --group-by setting --metric $(DARSM_METRICS) --name channel_paper --results experiments/darsm/RESULTS.md
+
+# ---- grid convergence (sanity rows of claims.yaml) -------------------------------------------------------------
+.PHONY: claim-darsm-grid
+DARSM_GRID_SEEDS ?= 0,1
+DARSM_GRID_METRICS := test/u_rel_l2_unseen test/sec_rel_l2_unseen test/u_rel_l2_train test/sec_rel_l2_train \
+	test/ar_3_ret_360/u_rel_l2 test/ar_14_ret_180/u_rel_l2 test/ar_3_ret_360/sec_rel_l2 test/ar_14_ret_180/sec_rel_l2 \
+	test/ar_1_ret_360/corner_flow test/ar_3_ret_360/corner_flow test/solve_residual_max
+
+claim-darsm-grid: ## Grid convergence of the baseline ARSM: duct 16/24/32 (2 seeds) and 48 (1), channel 32/64/128 (2 seeds); sanity rows (~10 CPU-min)
+	-$(CPU1) $(TRAIN) -m experiment=darsm/duct_grid_cpu data.ny=16,24,32 seed=$(DARSM_GRID_SEEDS) print_config=false hydra.sweep.dir=logs/claims/darsm/duct_grid
+	-$(CPU1) $(TRAIN) -m experiment=darsm/duct_grid_cpu data.ny=48 seed=0 print_config=false hydra.sweep.dir=logs/claims/darsm/duct_grid48
+	-$(CPU1) $(TRAIN) -m experiment=darsm/channel_grid_cpu data.n=32,64,128 seed=$(DARSM_GRID_SEEDS) print_config=false hydra.sweep.dir=logs/claims/darsm/channel_grid
+	$(TABLE) logs/claims/darsm/duct_grid logs/claims/darsm/duct_grid48 --group-by setting data.ny --metric $(DARSM_GRID_METRICS) --no-curves --results experiments/darsm/RESULTS.md
+	$(TABLE) logs/claims/darsm/channel_grid --group-by setting data.n --metric test/u_rel_l2_unseen test/u_rel_l2_train test/re1800/u_rel_l2 test/solve_residual_max --no-curves --results experiments/darsm/RESULTS.md
+	$(CLAIMS) darsm
