@@ -43,7 +43,7 @@ DARSM_GRID_METRICS := test/u_rel_l2_unseen test/sec_rel_l2_unseen test/u_rel_l2_
 	test/ar_3_ret_360/u_rel_l2 test/ar_14_ret_180/u_rel_l2 test/ar_3_ret_360/sec_rel_l2 test/ar_14_ret_180/sec_rel_l2 \
 	test/ar_1_ret_360/corner_flow test/ar_3_ret_360/corner_flow test/solve_residual_max
 
-claim-darsm-grid: ## Grid convergence of the baseline ARSM: duct 16/24/32 (2 seeds) and 48 (1), channel 32/64/128 (2 seeds); sanity rows (~10 CPU-min)
+claim-darsm-grid: ## Grid convergence of the baseline ARSM: duct 16/24/32 (2 seeds) and 48 (1), channel 32/64/128 (2 seeds); sanity rows (minutes of CPU: RESULTS.md)
 	-$(CPU1) $(TRAIN) -m experiment=darsm/duct_grid_cpu data.ny=16,24,32 seed=$(DARSM_GRID_SEEDS) print_config=false hydra.sweep.dir=logs/claims/darsm/duct_grid
 	-$(CPU1) $(TRAIN) -m experiment=darsm/duct_grid_cpu data.ny=48 seed=0 print_config=false hydra.sweep.dir=logs/claims/darsm/duct_grid48
 	-$(CPU1) $(TRAIN) -m experiment=darsm/channel_grid_cpu data.n=32,64,128 seed=$(DARSM_GRID_SEEDS) print_config=false hydra.sweep.dir=logs/claims/darsm/channel_grid
