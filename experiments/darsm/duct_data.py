@@ -87,11 +87,21 @@ class DuctDataModule(CaseSplits):
         self.ny, self.nz, self.stretch, self.reader = ny, nz, stretch, reader   # None: read_closure_challenge
         self.cases: dict[str, dict] = {}
 
+    half_height = HALF_HEIGHT   # the unit of `read`'s coordinates: metres per h (McConkeyDuctDataModule's are in h)
+
+    def case_geometry(self, name: str) -> tuple[float, float]:
+        """(aspect, Re_tau) of a case name; another source of ducts overrides this and `read`."""
+        return parse_case(name)
+
+    def read(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(coords (N, 3): x, y, z in units of `half_height`, U (N, 3)) of one case's quadrant."""
+        return (self.reader or read_closure_challenge)(name)
+
     def setup(self, stage: str | None = None) -> None:
         for name in self.train_cases + self.test_cases:
             if name not in self.cases:
-                aspect, re_tau = parse_case(name)
+                aspect, re_tau = self.case_geometry(name)
                 duct = Duct(re_tau, aspect=aspect, ny=self.ny, nz=self.nz, stretch=self.stretch)
-                truth = interpolate_case(duct, *(self.reader or read_closure_challenge)(name))
+                truth = interpolate_case(duct, *self.read(name), half_height=self.half_height)
                 self.cases[name] = {"name": name.lower(), "aspect": aspect, "re_tau": re_tau,
                                     "unseen": name in self.test_cases, **truth}

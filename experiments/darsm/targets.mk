@@ -35,3 +35,36 @@ claim-darsm-duct: ## CPU claim check, duct only: adjoint (trained on AR 1) / bas
 reproduce-darsm-channel: ## Paper-scale channel: 256 nodes, train Re_tau 180/550, test 2000 and 5200, adjoint arm, 5 seeds (W&B)
 	-$(TRAIN) -m experiment=darsm/channel_adjoint seed=0,1,2,3,4 hydra.sweep.dir=logs/reproduce/darsm/channel
 	$(TABLE) logs/reproduce/darsm/channel --group-by setting --metric $(DARSM_METRICS) --name channel_paper --results experiments/darsm/RESULTS.md
+
+# ---- grid convergence (sanity rows of claims.yaml) -------------------------------------------------------------
+.PHONY: claim-darsm-grid
+DARSM_GRID_SEEDS ?= 0,1
+DARSM_GRID_METRICS := test/u_rel_l2_unseen test/sec_rel_l2_unseen test/u_rel_l2_train test/sec_rel_l2_train \
+	test/ar_3_ret_360/u_rel_l2 test/ar_14_ret_180/u_rel_l2 test/ar_3_ret_360/sec_rel_l2 test/ar_14_ret_180/sec_rel_l2 \
+	test/ar_1_ret_360/corner_flow test/ar_3_ret_360/corner_flow test/solve_residual_max
+
+claim-darsm-grid: ## Grid convergence of the baseline ARSM: duct 16/24/32 (2 seeds) and 48 (1), channel 32/64/128 (2 seeds); sanity rows (minutes of CPU: RESULTS.md)
+	-$(CPU1) $(TRAIN) -m experiment=darsm/duct_grid_cpu data.ny=16,24,32 seed=$(DARSM_GRID_SEEDS) print_config=false hydra.sweep.dir=logs/claims/darsm/duct_grid
+	-$(CPU1) $(TRAIN) -m experiment=darsm/duct_grid_cpu data.ny=48 seed=0 print_config=false hydra.sweep.dir=logs/claims/darsm/duct_grid48
+	-$(CPU1) $(TRAIN) -m experiment=darsm/channel_grid_cpu data.n=32,64,128 seed=$(DARSM_GRID_SEEDS) print_config=false hydra.sweep.dir=logs/claims/darsm/channel_grid
+	$(TABLE) logs/claims/darsm/duct_grid logs/claims/darsm/duct_grid48 --group-by setting data.ny --metric $(DARSM_GRID_METRICS) --no-curves --results experiments/darsm/RESULTS.md
+	$(TABLE) logs/claims/darsm/channel_grid --group-by setting data.n --metric test/u_rel_l2_unseen test/u_rel_l2_train test/re1800/u_rel_l2 test/solve_residual_max --no-curves --results experiments/darsm/RESULTS.md
+	$(CLAIMS) darsm
+
+# ---- duct at paper scale; McConkey et al.'s dataset -------------------------------------------------------------
+.PHONY: reproduce-darsm-duct reproduce-darsm-duct-mcconkey data-mcconkey
+DARSM_PAPER_SEEDS ?= 0,1,2,3,4
+MCCONKEY_CASES ?= DUCT_1100 DUCT_1500 DUCT_2205 DUCT_2900 DUCT_3500 PHLL_case_1p0
+
+reproduce-darsm-duct: ## Paper-scale duct: 64x64, adjoint on closure-challenge's AR 1, tested on AR 3 / 14.4, and the baseline ARSM; 5 seeds each (GPU, W&B)
+	-$(TRAIN) -m experiment=darsm/duct_adjoint seed=$(DARSM_PAPER_SEEDS) hydra.sweep.dir=logs/reproduce/darsm/duct_adjoint
+	-$(TRAIN) -m experiment=darsm/duct_adjoint task.mode=none trainer.max_epochs=1 setting=duct_baseline seed=$(DARSM_PAPER_SEEDS) hydra.sweep.dir=logs/reproduce/darsm/duct_baseline
+	$(TABLE) logs/reproduce/darsm/duct_adjoint logs/reproduce/darsm/duct_baseline --group-by setting --metric $(DARSM_DUCT_METRICS) --name duct_paper --results experiments/darsm/RESULTS.md
+
+reproduce-darsm-duct-mcconkey: ## Paper-scale duct on McConkey et al.'s square ducts (make data-mcconkey): train Re_b 1100/1500/2205, test 2900/3500; adjoint and baseline, 5 seeds (GPU, W&B)
+	-$(TRAIN) -m experiment=darsm/duct_mcconkey_adjoint seed=$(DARSM_PAPER_SEEDS) hydra.sweep.dir=logs/reproduce/darsm/duct_mcconkey_adjoint
+	-$(TRAIN) -m experiment=darsm/duct_mcconkey_adjoint task.mode=none trainer.max_epochs=1 setting=duct_mcconkey_baseline seed=$(DARSM_PAPER_SEEDS) hydra.sweep.dir=logs/reproduce/darsm/duct_mcconkey_baseline
+	$(TABLE) logs/reproduce/darsm/duct_mcconkey_adjoint logs/reproduce/darsm/duct_mcconkey_baseline --group-by setting --metric test/u_rel_l2_unseen test/sec_rel_l2_unseen test/u_rel_l2_train test/sec_rel_l2_train test/solve_residual_max --name duct_mcconkey_paper --results experiments/darsm/RESULTS.md
+
+data-mcconkey: ## McConkey et al. (2021) cases from Kaggle (kaggle CLI + API token) into $(DATA)/mcconkey: MCCONKEY_CASES's files only, shapes checked, MANIFEST.sha256
+	$(PY) -m experiments.darsm.mcconkey_fetch --cases $(MCCONKEY_CASES) --data-dir $(DATA)

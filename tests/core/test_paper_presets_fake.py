@@ -54,7 +54,8 @@ SLOW = {"deltamomentum/fineweb_370m_adamw", "deltamomentum/fineweb_370m_delta", 
         "degbins/nyuv2_x4", "degbins/nyuv2_x8", "degbins/nyuv2_x16",  # 17-50 s: 480x640 validation images
         "apt/nyuv2", "apt/cityscapes",  # SegNet-MTAN at 288x384 (nyuv2); cityscapes: ~35 s of one core
         "probes/mnist_transfer",  # 18 s: two MLPs read all 70,000 MNIST inputs
-        "degradequery/pretrain_gin", "degradequery/main_gin"}  # 10 s each: GIN over every PROTAC graph
+        "degradequery/pretrain_gin", "degradequery/main_gin",  # 10 s each: GIN over every PROTAC graph
+        "darsm/duct_adjoint", "darsm/duct_mcconkey_adjoint"}  # 64 x 64 duct solves: 38 s of CPU per cold solve at 48 x 48
 
 
 NEEDS = {"deepfakegenome/dfg_open_set": STAND_IN_SPLIT}  # what its reproduce target takes from the user (DFG_SPLIT)

@@ -14,7 +14,9 @@ PRESETS = sorted(p.stem for p in (CONF_DIR / "experiment" / "darsm").glob("*.yam
 ARMS = {"channel_adjoint_cpu": ("adjoint", "arsm"), "channel_unrolled_cpu": ("unrolled", "arsm"),
         "channel_offline_cpu": ("offline", "arsm"), "channel_baseline_cpu": ("none", "arsm"),
         "channel_linear_cpu": ("none", "linear"), "channel_adjoint": ("adjoint", "arsm"),
-        "duct_adjoint_cpu": ("adjoint", "arsm"), "duct_baseline_cpu": ("none", "arsm"), "duct_linear_cpu": ("none", "linear")}
+        "duct_adjoint_cpu": ("adjoint", "arsm"), "duct_baseline_cpu": ("none", "arsm"), "duct_linear_cpu": ("none", "linear"),
+        "duct_grid_cpu": ("none", "arsm"), "channel_grid_cpu": ("none", "arsm"), "duct_adjoint": ("adjoint", "arsm"),
+        "duct_mcconkey_adjoint": ("adjoint", "arsm")}
 TINY = ["data.n=16", "data.train_re_tau=[180.0]", "data.test_re_tau=[360.0]", "data.stretch=2.5"]
 
 
