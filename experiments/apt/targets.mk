@@ -43,7 +43,7 @@ APT_CLAIM = $(CPU1) $(TRAIN) $(APT_CLAIM_NEXT)
 APT_CLAIM_TABLE = $(TABLE) logs/claims/apt/mtl logs/claims/apt/stl_synthetic logs/claims/apt/stl_digits logs/claims/apt/stl_enb --group-by task.single_task task.weighting optimizer --no-curves \
   --results experiments/apt/RESULTS.md
 
-claim-apt: ## CPU claim check through the trainer: 8 weightings x {adam,apt_adam,muon,apt_muon} x 3 seeds on synthetic/digits/ENB2012 + single-task runs -> RESULTS.md blocks + claims (~5 CPU-min on 1 thread: 285 s measured on 2026-12-01)
+claim-apt: ## CPU claim check through the trainer: 8 weightings x {adam,apt_adam,muon,apt_muon} x 3 seeds on synthetic/digits/ENB2012 + single-task runs -> RESULTS.md blocks + claims (~7.3 CPU-min: 430 s user + 8 s sys at 5027fe6 on 2026-12-07, JOBS=2)
 	-$(APT_CLAIM) experiment=apt/claim_synthetic task.single_task=task0,task1 optimizer=adam,muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/stl_synthetic \
 	  --next $(APT_CLAIM_NEXT) experiment=apt/claim_digits task.single_task=left,right optimizer=adam,muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/stl_digits \
 	  --next $(APT_CLAIM_NEXT) experiment=apt/claim_enb task.single_task=heating,cooling optimizer=adam,muon seed=$(APT_CLAIM_SEEDS) hydra.sweep.dir=logs/claims/apt/stl_enb \

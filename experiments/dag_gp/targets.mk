@@ -6,7 +6,7 @@ DAG_GP_PAPER_SEEDS ?= 0,1,2,3,4,5,6,7,8,9
 DAG_GP_FIT := test/nll test/nll_per_node test/rmse
 DAG_GP_OUT := logs/claims/dag_gp
 
-claim-dag_gp: ## CPU claim check: prior collapse (a), collider (b), Sachs (c), Forrester random and spread designs with AR1/NARGP (d), 5 seeds each (~10 CPU-min on 1 thread: 612 s measured on 2026-12-01)
+claim-dag_gp: ## CPU claim check: prior collapse (a), collider (b), Sachs (c), Forrester random and spread designs with AR1/NARGP (d), 5 seeds each (~11 CPU-min: 670 s user+sys at 5027fe6 on 2026-12-07, JOBS=2)
 	-$(CPU1) $(TRAIN) -m experiment=dag_gp/chain_prior model.kernel=rbf,matern52,matern32 model.input_connections=false,true \
 	  seed=$(DAG_GP_SEEDS) print_config=false logger=none hydra.sweep.dir=$(DAG_GP_OUT)/chain_prior
 	-$(CPU1) $(TRAIN) -m experiment=dag_gp/collider_cpu model.structured=false,true seed=$(DAG_GP_SEEDS) \

@@ -13,7 +13,7 @@ data-forgery-zoo: ## Build the 36-algorithm forgery zoo (DFG tree) in $(or $(REP
 
 DFG_RUNS := logs/claims/deepfakegenome
 DFG_CLAIM_ARGS = print_config=false $(DATA_OVERRIDE)
-claim-deepfakegenome: ## CPU claim check on the forgery zoo through reprolab-train: a binary detector and an ArcFace attributor (closed set, open set, retrieval K=1..20), small CNN and FFT spectrum, 3 seeds -> RESULTS.md blocks + verdicts (~3.5 CPU-min on 1 thread: 207 s measured on 2026-12-01)
+claim-deepfakegenome: ## CPU claim check on the forgery zoo through reprolab-train: a binary detector and an ArcFace attributor (closed set, open set, retrieval K=1..20), small CNN and FFT spectrum, 3 seeds -> RESULTS.md blocks + verdicts (~3.3 CPU-min: 189 s user + 9 s sys at 5027fe6 on 2026-12-07, JOBS=2)
 	-$(CPU1) $(TRAIN) -m seed=$(DFG_SEEDS) experiment=deepfakegenome/zoo_binary_cpu,deepfakegenome/zoo_binary_fft_cpu \
 	  $(DFG_CLAIM_ARGS) hydra.sweep.dir=$(DFG_RUNS)/binary \
 	  --next -m seed=$(DFG_SEEDS) experiment=deepfakegenome/zoo_attribution_cpu,deepfakegenome/zoo_attribution_fft_cpu \

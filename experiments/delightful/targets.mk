@@ -6,7 +6,7 @@ DELIGHTFUL_SWEEP := print_config=false trainer.enable_progress_bar=false
 # the staleness ladder: 3,000 learner steps, so a staleness-1000 actor moves for the last 2,000 (issue 36)
 DELIGHTFUL_LADDER := task.staleness=100,1000 trainer.max_steps=3000 seed=0,1,2,3,4
 
-claim-delightful: ## DG vs REINFORCE/IW/IW-clipped/PPO/sign-blind on the digits bandit (staleness 0 and 100) and on reversal with four frictions, 3 seeds; staleness 100/1000 at 5 seeds (3,000 steps) and clipped IW at rho-bar 1 and 10 on both tasks, trainer sweeps -> RESULTS.md + claim verdicts (~55 CPU-min on 2026-12-03: 16 for the first 33 runs, 38 for the 46 added for issue 36)
+claim-delightful: ## DG vs REINFORCE/IW/IW-clipped/PPO/sign-blind on the digits bandit (staleness 0 and 100) and on reversal with four frictions, 3 seeds; staleness 100/1000 at 5 seeds (3,000 steps) and clipped IW at rho-bar 1 and 10 on both tasks, trainer sweeps -> RESULTS.md + claim verdicts (~26 CPU-min: 1,507 s user + 60 s sys at 5027fe6 on 2026-12-07, JOBS=2)
 	-$(CPU1) $(TRAIN) -m experiment=delightful/digits_stale_cpu task.loss=reinforce,iw,iw_clipped,ppo,dg,sign_blind seed=0,1,2 \
 	  $(DELIGHTFUL_SWEEP) hydra.sweep.dir=$(DELIGHTFUL_CLAIMS)/digits_stale
 	-$(CPU1) $(TRAIN) -m experiment=delightful/digits_cpu task.loss=reinforce,dg seed=0,1,2 \

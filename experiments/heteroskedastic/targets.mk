@@ -8,7 +8,7 @@ HETERO_ARGS = data=$(HETERO_DATA) seed=$(HETERO_SEEDS) print_config=false $(DATA
 HETERO_POSTHOC = heteroskedastic/posthoc_cpu,heteroskedastic/posthoc_last_cpu,heteroskedastic/posthoc_bootstrap_cpu,heteroskedastic/homoskedastic_cpu
 HETERO_END_TO_END = heteroskedastic/mve_cpu,heteroskedastic/beta_nll_cpu,heteroskedastic/beta_nll_1_cpu,heteroskedastic/faithful_cpu
 
-claim-heteroskedastic: ## CPU claim check: mean MLP -> post-hoc heads (all/last layers, 5-head bootstrap ensemble, constant) vs MVE, beta-NLL 0.5/1, Faithful (on the train split, and on train + hold-out); 5 data sets x 10 splits (1 thread; 5.6 CPU-min: 337 s measured on 2026-12-01 in one run; see RESULTS.md)
+claim-heteroskedastic: ## CPU claim check: mean MLP -> post-hoc heads (all/last layers, 5-head bootstrap ensemble, constant) vs MVE, beta-NLL 0.5/1, Faithful (on the train split, and on train + hold-out); 5 data sets x 10 splits (13.8 CPU-min: 812 s user + 15 s sys at 5027fe6 on 2026-12-07, JOBS=2; see RESULTS.md)
 	-$(CPU1) $(TRAIN) -m experiment=heteroskedastic/mean_cpu $(HETERO_ARGS) hydra.sweep.dir=$(HETERO_ROOT)/mean 'hydra.sweep.subdir=$${data.name}-$${seed}'
 	-$(CPU1) $(TRAIN) -m experiment=$(HETERO_POSTHOC) $(HETERO_ARGS) ++mean_runs=$(HETERO_ROOT)/mean hydra.sweep.dir=$(HETERO_ROOT)/posthoc
 	-$(CPU1) $(TRAIN) -m experiment=$(HETERO_END_TO_END) $(HETERO_ARGS) hydra.sweep.dir=$(HETERO_ROOT)/end_to_end

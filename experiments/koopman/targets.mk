@@ -6,7 +6,7 @@ KOOPMAN_PAPER_SEEDS ?= 0,1,2,3,4,5,6,7,8,9
 KOOPMAN_METRICS := readout/jaccard readout/recall readout/full_recall readout/n_active readout/heldout_r2 \
   readout/low_order_fraction readout/inner_spearman readout/inner_gradient_alignment readout/closure_residual koopman/pred_rel edmd/pred_rel
 
-claim-koopman: ## CPU claim check: KAN vs MLP encoder, SINDy, EDMD (re-lifted and linear) on Lorenz, KAN on Ikeda, standard and cat maps, 5 seeds each, then the readout (9.1 CPU-min on 1 thread: 546 s user+sys measured at ab37e6d on 2026-12-07, JOBS=1)
+claim-koopman: ## CPU claim check: KAN vs MLP encoder, SINDy, EDMD (re-lifted and linear) on Lorenz, KAN on Ikeda, standard and cat maps, 5 seeds each, then the readout (7.8 CPU-min: 471 s user+sys at 5027fe6 on 2026-12-07, JOBS=2)
 	-$(CPU1) $(TRAIN) -m experiment=koopman/lorenz_kan_cpu seed=$(KOOPMAN_SEEDS) print_config=false hydra.sweep.dir=logs/claims/koopman/lorenz_kan
 	-$(CPU1) $(TRAIN) -m experiment=koopman/lorenz_mlp_cpu seed=$(KOOPMAN_SEEDS) print_config=false hydra.sweep.dir=logs/claims/koopman/lorenz_mlp
 	-$(CPU1) $(TRAIN) -m experiment=koopman/ikeda_kan_cpu seed=$(KOOPMAN_SEEDS) print_config=false hydra.sweep.dir=logs/claims/koopman/ikeda_kan

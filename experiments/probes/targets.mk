@@ -5,7 +5,7 @@ PROBES_CLAIMS := logs/claims/probes
 PROBES_SWEEP := print_config=false trainer.enable_progress_bar=false
 PROBES_SUBDIR := 'hydra.sweep.subdir=$${setting}_seed$${seed}'
 
-claim-probes: ## Probe hierarchy vs controls (CART trees, L1, ReLU features) on synthetic representations under affine maps, two digits MLPs, monitor transfer through the probe-visible quotient vs full-state ridge/Procrustes/CCA and the labelled oracle (3 seeds), and between wide MLPs (2×1024, 2×768) vs full-state ridge with alpha by leave-one-out (5 seeds), trainer sweeps -> RESULTS.md + claim verdicts (~7.6 CPU-min: 437 s user + 17 s sys measured on 2026-12-07)
+claim-probes: ## Probe hierarchy vs controls (CART trees, L1, ReLU features) on synthetic representations under affine maps, two digits MLPs, monitor transfer through the probe-visible quotient vs full-state ridge/Procrustes/CCA and the labelled oracle (3 seeds), and between wide MLPs (2×1024, 2×768) vs full-state ridge with alpha by leave-one-out (5 seeds), trainer sweeps -> RESULTS.md + claim verdicts (~6.8 CPU-min: 387 s user + 22 s sys at 5027fe6 on 2026-12-07, JOBS=2)
 	-$(CPU1) $(TRAIN) -m experiment=probes/synthetic_cpu data.task=xor,circle,parity model=probe_linear,probe_quadratic,probe_cp \
 	  data.affine=true seed=0,1,2 $(PROBES_SWEEP) hydra.sweep.dir=$(PROBES_CLAIMS)/tasks
 	-$(CPU1) $(TRAIN) -m experiment=probes/synthetic_cpu data.task=halfspace model=probe_linear,probe_l1,probe_relu \

@@ -7,7 +7,7 @@ VOTING_PAPER := logs/reproduce/voting
 VOTING_TABLE_METRICS := test/acc test/params test/viol/condorcet test/viol/participation test/viol/pair test/viol/neutrality
 VOTING_CLASSIC := $(foreach r,plurality borda copeland minimax black irv nanson,test/classic/$(r)/agree test/classic/$(r)/viol_pair)
 
-claim-voting: ## CPU claim check: embedding MLPs (weighted majority, margins, tournament, rank positions) vs DeepSets on raw ballots (117k and equal-size 6k), Borda and Copeland, then axiom fine-tuning of the Borda MLP vs 7 classic rules, 3 seeds (439 CPU-s measured on 1 thread on 2026-12-01) -> RESULTS.md + verdicts
+claim-voting: ## CPU claim check: embedding MLPs (weighted majority, margins, tournament, rank positions) vs DeepSets on raw ballots (117k and equal-size 6k), Borda and Copeland, then axiom fine-tuning of the Borda MLP vs 7 classic rules, 3 seeds (549 CPU-s user+sys at 5027fe6 on 2026-12-07, JOBS=2) -> RESULTS.md + verdicts
 	-$(CPU1) $(TRAIN) -m experiment=voting/imitate_cpu data.rule=borda,copeland seed=$(VOTING_SEEDS) print_config=false \
 	  hydra.sweep.dir=$(VOTING_CLAIMS)/imitate 'hydra.sweep.subdir=$${data.rule}_$${seed}'
 	-$(CPU1) $(TRAIN) -m experiment=voting/imitate_cpu data.rule=borda,copeland embedding=tournament,rank_position,margin \
