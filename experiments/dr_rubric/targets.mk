@@ -2,13 +2,13 @@
 .PHONY: claim-dr_rubric table-dr_rubric reproduce-dr_rubric-qwen3_8b
 
 DRR_SEEDS ?= 0,1,2
-DRR_B_TURNS ?= 5            # stage B's DR-rubric arms (1,3,5: two more arms, ~6 runs more)
+DRR_B_TURNS ?= 1,3,5        # stage B's DR-rubric arms
 DRR_ROOT := logs/claims/dr_rubric
 DRR_SWEEP := print_config=false trainer.enable_progress_bar=false
 DRR_FROM_SFT := 'task.init_from=$(DRR_ROOT)/sft/$${seed}'
 DRR_UNCHANGED := optimizer.lr=0.0 trainer.max_steps=1 trainer.val_check_interval=1 setting=grpo_start   # the warm start scored as it is
 
-claim-dr_rubric: ## Stage A: 10 rubrics' reward quality (no RL); stage B: SFT warm start, then GRPO with 5 rubrics and the start, 3 seeds -> RESULTS.md + verdicts
+claim-dr_rubric: ## Stage A: 10 rubrics' reward quality (no RL); stage B: SFT warm start, then GRPO with the same 10 rubrics and the start, 3 seeds -> RESULTS.md + verdicts
 	-$(CPU1) $(TRAIN) -m experiment=dr_rubric/quality_cpu rubric=generic,prompt_only,length_matched,oracle seed=$(DRR_SEEDS) \
 	  $(DRR_SWEEP) hydra.sweep.dir=$(DRR_ROOT)/quality_baselines
 	-$(CPU1) $(TRAIN) -m experiment=dr_rubric/quality_cpu rubric=dr_rubric rubric.turns=1,3,5 seed=$(DRR_SEEDS) \
@@ -23,6 +23,8 @@ claim-dr_rubric: ## Stage A: 10 rubrics' reward quality (no RL); stage B: SFT wa
 	  $(DRR_SWEEP) $(DRR_FROM_SFT) hydra.sweep.dir=$(DRR_ROOT)/grpo_dr
 	-$(CPU1) $(TRAIN) -m experiment=dr_rubric/grpo_cpu rubric=prompt_only,length_matched,generic,oracle seed=$(DRR_SEEDS) \
 	  $(DRR_SWEEP) $(DRR_FROM_SFT) hydra.sweep.dir=$(DRR_ROOT)/grpo_baselines
+	-$(CPU1) $(TRAIN) -m experiment=dr_rubric/grpo_cpu rubric=bootstrap rubric.iterations=1,2,3 seed=$(DRR_SEEDS) \
+	  $(DRR_SWEEP) $(DRR_FROM_SFT) hydra.sweep.dir=$(DRR_ROOT)/grpo_bootstrap
 	$(MAKE) table-dr_rubric
 	$(CLAIMS) dr_rubric
 
@@ -31,8 +33,8 @@ table-dr_rubric: ## The claim runs' tables (stage A: reward quality per rubric; 
 	  --group-by rubric rubric.turns rubric.iterations --metric test/pairwise_agreement test/criteria_recall \
 	  test/criteria_precision test/rubric_items test/search_queries --no-curves --name stage_a \
 	  --results experiments/dr_rubric/RESULTS.md
-	$(TABLE) $(DRR_ROOT)/grpo_start $(DRR_ROOT)/grpo_baselines $(DRR_ROOT)/grpo_dr \
-	  --group-by setting rubric rubric.turns --metric test/reward test/coverage_f1 test/hallucination_rate \
+	$(TABLE) $(DRR_ROOT)/grpo_start $(DRR_ROOT)/grpo_baselines $(DRR_ROOT)/grpo_dr $(DRR_ROOT)/grpo_bootstrap \
+	  --group-by setting rubric rubric.turns rubric.iterations --metric test/reward test/coverage_f1 test/hallucination_rate \
 	  test/rubric_reward test/completion_tokens --curve val/reward train/reward --name stage_b \
 	  --results experiments/dr_rubric/RESULTS.md
 
