@@ -1,5 +1,5 @@
 # DeformGen (arXiv 2606.25939): the CPU claim check on the planar rope, the released datasets, paper scale.
-.PHONY: claim-deformgen table-deformgen act-deformgen data-deformgen reproduce-deformgen-rope reproduce-deformgen-rope-act \
+.PHONY: claim-deformgen claim-deformgen-act table-deformgen table-deformgen-act act-deformgen data-deformgen reproduce-deformgen-rope reproduce-deformgen-rope-act \
   reproduce-deformgen
 
 DEFORMGEN_CLAIMS := logs/claims/deformgen
@@ -13,14 +13,32 @@ define deformgen_arm
 	-$(CPU1) $(TRAIN) -m experiment=deformgen/$(1)_cpu $(DEFORMGEN_SWEEP) hydra.sweep.dir=$(DEFORMGEN_CLAIMS)/$(1)
 
 endef
-claim-deformgen: ## 1 Source / SMG* / DG* / DG / per-particle noise / DG manip_k=5 on the planar rope, 3 seeds each, closed-loop on 3 shared test sets -> RESULTS.md + claim verdicts
+# ACT as the policy: the pre-registered ACT claims read seeds 3-5 only (0-2 were an exploratory run, act-deformgen).
+DEFORMGEN_ACT_SEEDS := 3,4,5
+DEFORMGEN_ACT_ARMS := source dg smg
+define deformgen_act_arm
+	-$(CPU1) $(TRAIN) -m experiment=deformgen/$(1)_act_cpu print_config=false trainer.enable_progress_bar=false \
+	  seed=$(DEFORMGEN_ACT_SEEDS) hydra.sweep.dir=$(DEFORMGEN_CLAIMS)/act_$(1)
+
+endef
+claim-deformgen: ## 1 Source / SMG* / DG* / DG / per-particle noise / DG manip_k=5 on the planar rope (MLP, seeds 0-2) and 1 Source / DG / SMG* with ACT (seeds 3-5), closed-loop on 3 shared test sets -> RESULTS.md + claim verdicts
 	$(foreach arm,$(DEFORMGEN_ARMS),$(call deformgen_arm,$(arm)))
-	$(MAKE) table-deformgen
+	$(foreach arm,$(DEFORMGEN_ACT_ARMS),$(call deformgen_act_arm,$(arm)))
+	$(MAKE) table-deformgen table-deformgen-act
+	$(CLAIMS) deformgen
+
+claim-deformgen-act: ## Only the ACT claims' sweeps (1 Source / DG / SMG* with ACT, seeds 3-5; ~40 CPU-min), their table and every verdict
+	$(foreach arm,$(DEFORMGEN_ACT_ARMS),$(call deformgen_act_arm,$(arm)))
+	$(MAKE) table-deformgen-act
 	$(CLAIMS) deformgen
 
 table-deformgen: ## RESULTS.md's claim table from the finished claim runs
 	$(TABLE) $(DEFORMGEN_CLAIMS) --group-by setting --metric $(DEFORMGEN_METRICS) --name claim_cpu \
 	  --results experiments/deformgen/RESULTS.md
+
+table-deformgen-act: ## RESULTS.md's ACT claim table from the finished ACT claim runs
+	$(TABLE) $(DEFORMGEN_CLAIMS)/act_source $(DEFORMGEN_CLAIMS)/act_dg $(DEFORMGEN_CLAIMS)/act_smg --group-by setting \
+	  --metric $(DEFORMGEN_METRICS) --name claim_act_cpu --results experiments/deformgen/RESULTS.md
 
 DEFORMGEN_ACT := logs/explore/deformgen_act
 DEFORMGEN_MLP := logs/explore/deformgen_mlp
