@@ -1,6 +1,6 @@
 # DeformGen (arXiv 2606.25939): the CPU claim check on the planar rope, the released datasets, paper scale.
 .PHONY: claim-deformgen claim-deformgen-act table-deformgen table-deformgen-act act-deformgen data-deformgen reproduce-deformgen-rope reproduce-deformgen-rope-act \
-  reproduce-deformgen
+  reproduce-deformgen-rope-dp dp-deformgen reproduce-deformgen
 
 DEFORMGEN_CLAIMS := logs/claims/deformgen
 DEFORMGEN_SEEDS ?= 0,1,2
@@ -54,6 +54,14 @@ act-deformgen: ## EXPLORATORY, no claim: ACT and the MLP as the policy on the 1 
 	$(TABLE) $(DEFORMGEN_MLP) --group-by setting --metric $(DEFORMGEN_METRICS) --name mlp_explore \
 	  --results experiments/deformgen/RESULTS.md
 
+DEFORMGEN_DP := logs/explore/deformgen_dp
+DP_SEEDS ?= 0
+dp-deformgen: ## EXPLORATORY, no claim: Diffusion Policy as the policy on the 1 Source and DG arms (seeds DP_SEEDS) -> a table
+	-$(CPU1) $(TRAIN) -m experiment=deformgen/source_dp_cpu,deformgen/dg_dp_cpu print_config=false \
+	  trainer.enable_progress_bar=false seed=$(DP_SEEDS) hydra.sweep.dir=$(DEFORMGEN_DP) $(ACT_SUBDIR)
+	$(TABLE) $(DEFORMGEN_DP) --group-by setting --metric $(DEFORMGEN_METRICS) --name dp_explore \
+	  --results experiments/deformgen/RESULTS.md
+
 data-deformgen: ## Download the released rope datasets (train1000_{yawonly,txy,gridrigid}) from HF Zili2002/DeformGen-Datasets into $(DATA)/deformgen
 	for mode in yawonly txy gridrigid; do \
 	  $(PY) -c "import huggingface_hub as h; h.snapshot_download('Zili2002/DeformGen-Datasets', repo_type='dataset', local_dir='$(DATA)/deformgen', allow_patterns=['rope/train1000_$$mode/*'])" || exit 1; \
@@ -71,4 +79,10 @@ reproduce-deformgen-rope-act: ## Paper scale with ACT (the paper's sizes) as the
 	$(TABLE) logs/reproduce/deformgen/rope_act --group-by setting --metric test/action_mse test/chunk_l1 --name rope_act_paper \
 	  --results experiments/deformgen/RESULTS.md
 
-reproduce-deformgen: reproduce-deformgen-rope reproduce-deformgen-rope-act ## every paper-scale setting (GPU group)
+reproduce-deformgen-rope-dp: ## Paper scale with Diffusion Policy (the paper's CNN config) as the policy on the released rope DG demos, 3 seeds (1 GPU, W&B; held-out MSE of the current frame's denoised action, comparable with the MLP's)
+	-$(TRAIN) -m experiment=deformgen/rope_dg_dp seed=0,1,2 \
+	  paths.data_dir=$(DATA) data.download=true hydra.sweep.dir=logs/reproduce/deformgen/rope_dp
+	$(TABLE) logs/reproduce/deformgen/rope_dp --group-by setting --metric test/action_mse test/chunk_l1 --name rope_dp_paper \
+	  --results experiments/deformgen/RESULTS.md
+
+reproduce-deformgen: reproduce-deformgen-rope reproduce-deformgen-rope-act reproduce-deformgen-rope-dp ## every paper-scale setting (GPU group)
