@@ -27,6 +27,7 @@ from experiments.deformgen.routing import Gripper, RopeEnv, Slot
 from experiments.deformgen.states import PROCESSES, StateProcess, make_states
 from reprolab.cli.errors import ConfigError
 from reprolab.models.act import action_chunks
+from reprolab.models.diffusion_policy import dp_windows
 
 
 def build(cls, values) -> object:
@@ -39,6 +40,14 @@ def build(cls, values) -> object:
     return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
 
 
+def check_obs_steps(obs_steps: int, chunk: int) -> int:
+    """`data.obs_steps`: 0 (one observation per sample: the MLP, ACT) or Diffusion Policy's T_o, with a chunk."""
+    if obs_steps < 0 or (obs_steps and chunk < 1):
+        raise ConfigError(f"data.obs_steps must be 0 or, with data.chunk >= 1, Diffusion Policy's n_obs_steps; "
+                          f"got obs_steps={obs_steps}, chunk={chunk}")
+    return obs_steps
+
+
 def fingerprint(states: torch.Tensor) -> str:
     """A short hash of a state tensor: equal for equal states, so arms can be checked to share test sets."""
     return hashlib.sha256(states.double().numpy().round(9).tobytes()).hexdigest()[:12]
@@ -49,7 +58,7 @@ class DeformGenDataModule(L.LightningDataModule):
                  test_process=None, source_centre=(0.0, 0.45), control_dt: float = 0.1, horizon: int = 60,
                  n_demos: int = 100, gen_batch: int = 100, max_candidates: int = 5000, val_fraction: float = 0.1,
                  test_sets=("impulse", "grid", "drag"), n_test: int = 100, test_seed: int = 2026,
-                 batch_size: int = 256, seed: int = 0, num_workers: int = 0, chunk: int = 0):
+                 batch_size: int = 256, seed: int = 0, num_workers: int = 0, chunk: int = 0, obs_steps: int = 0):
         super().__init__()
         self.sim = RopeSim(build(RopeParams, sim))
         self.env = RopeEnv(self.sim, build(Slot, slot), build(Gripper, gripper), control_dt, horizon)
@@ -69,7 +78,7 @@ class DeformGenDataModule(L.LightningDataModule):
         self.batch_size, self.seed, self.num_workers = batch_size, seed, num_workers
         if chunk < 0:
             raise ConfigError(f"data.chunk must be 0 (single actions, the MLP) or the policy's chunk length k; got {chunk}")
-        self.chunk = chunk
+        self.chunk, self.obs_steps = chunk, check_obs_steps(obs_steps, chunk)
         self.splits: dict[str, TensorDataset] = {}
 
     @property
@@ -110,7 +119,11 @@ class DeformGenDataModule(L.LightningDataModule):
 
     def _chunk_pairs(self, demos):
         """For a chunking policy (ACT): (observation, the next `chunk` actions, is_pad) per step, padded past the
-        episode's end with a mask, as ACT's training data is."""
+        episode's end with a mask, as ACT's training data is; with `obs_steps` T_o (Diffusion Policy): (the last T_o
+        observations, `chunk` actions from t − T_o + 1, is_pad), edge-padded (`dp_windows`)."""
+        if self.obs_steps:
+            hist, seqs, is_pad = dp_windows(demos["obs"], demos["act"], self.obs_steps, self.chunk)
+            return lambda idx: TensorDataset(hist[idx].flatten(0, 1), seqs[idx].flatten(0, 1), is_pad[idx].flatten(0, 1))
         chunks, is_pad = action_chunks(demos["act"], self.chunk)
         return lambda idx: TensorDataset(demos["obs"][idx].flatten(0, 1), chunks[idx].flatten(0, 1),
                                          is_pad[idx].flatten(0, 1))

@@ -7,7 +7,8 @@ sloth | cloth3 and mode yawonly (DG) | txy (DG*) | gridrigid (SMG*), each a LeRo
 columns only). `prepare_data` downloads the one case/mode folder with `huggingface_hub.snapshot_download`
 when `download` is true. Episodes are split into train / val / test by `episode_index`. With `chunk` k > 0
 (ACT) every frame gives (state, the next k actions of its own episode, is_pad): `action_chunks` per episode,
-zero-padded past its last frame with is_pad True there, episodes never mixed. The closed-loop
+zero-padded past its last frame with is_pad True there, episodes never mixed; with `obs_steps` T_o too (Diffusion
+Policy), (the last T_o states, `chunk` actions from t − T_o + 1, is_pad) per frame, edge-padded within its episode. The closed-loop
 success of the paper needs the reference's PhysTwin + Gaussian-splatting simulator (`experiments/eval_policy.py`),
 which this project does not carry: at paper scale the test metric is the held-out action error.
 """
@@ -23,7 +24,9 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from reprolab.cli.errors import ConfigError, DatasetNotFoundError
 from reprolab.config.extras import require
+from experiments.deformgen.data import check_obs_steps
 from reprolab.models.act import action_chunks
+from reprolab.models.diffusion_policy import dp_windows
 
 CASES = ("rope", "sloth", "cloth3")
 MODES = ("yawonly", "txy", "gridrigid")
@@ -34,7 +37,7 @@ class LeRobotDemoDataModule(L.LightningDataModule):
                  repo_id: str = "Zili2002/DeformGen-Datasets", state_key: str = "observation.state",
                  action_key: str = "action", state_dim: int = 8, action_dim: int = 8, episodes: int = 1000,
                  frames_per_episode: int = 480, val_episodes: int = 50, test_episodes: int = 50,
-                 batch_size: int = 256, seed: int = 0, num_workers: int = 0, chunk: int = 0):
+                 batch_size: int = 256, seed: int = 0, num_workers: int = 0, chunk: int = 0, obs_steps: int = 0):
         super().__init__()
         if case not in CASES or mode not in MODES:
             raise ConfigError(f"data.case={case!r} / data.mode={mode!r}; choose a case of {CASES} and a mode of {MODES}")
@@ -45,7 +48,7 @@ class LeRobotDemoDataModule(L.LightningDataModule):
         self.batch_size, self.seed, self.num_workers = batch_size, seed, num_workers
         if chunk < 0:
             raise ConfigError(f"data.chunk must be 0 (state -> action pairs) or the policy's chunk length k; got {chunk}")
-        self.chunk = chunk
+        self.chunk, self.obs_steps = chunk, check_obs_steps(obs_steps, chunk)
         self.splits: dict[str, TensorDataset] = {}
 
     @property
@@ -77,10 +80,15 @@ class LeRobotDemoDataModule(L.LightningDataModule):
         return stack(self.state_key), stack(self.action_key), stack("episode_index").long()
 
     def _chunked(self, states, actions, episodes):
-        """(states, chunks (n, k, A), is_pad (n, k), episodes), the frames grouped by episode in their order."""
+        """(states, chunks (n, k, A), is_pad (n, k), episodes), the frames grouped by episode in their order; with
+        `obs_steps`, states (n, T_o, D) and Diffusion Policy's action windows."""
         order = torch.argsort(episodes, stable=True)
         states, actions, episodes = states[order], actions[order], episodes[order]
         counts = torch.unique_consecutive(episodes, return_counts=True)[1].tolist()
+        if self.obs_steps:
+            parts = [dp_windows(s[None], a[None], self.obs_steps, self.chunk)
+                     for s, a in zip(states.split(counts), actions.split(counts), strict=True)]
+            return (*(torch.cat([p[i][0] for p in parts]) for i in range(3)), episodes)
         parts = [action_chunks(a[None], self.chunk) for a in actions.split(counts)]
         return states, torch.cat([c[0] for c, _ in parts]), torch.cat([p[0] for _, p in parts]), episodes
 

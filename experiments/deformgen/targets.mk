@@ -1,6 +1,6 @@
 # DeformGen (arXiv 2606.25939): the CPU claim check on the planar rope, the released datasets, paper scale.
-.PHONY: claim-deformgen table-deformgen act-deformgen data-deformgen reproduce-deformgen-rope reproduce-deformgen-rope-act \
-  reproduce-deformgen
+.PHONY: claim-deformgen claim-deformgen-act table-deformgen table-deformgen-act act-deformgen data-deformgen reproduce-deformgen-rope reproduce-deformgen-rope-act \
+  reproduce-deformgen-rope-dp dp-deformgen reproduce-deformgen
 
 DEFORMGEN_CLAIMS := logs/claims/deformgen
 DEFORMGEN_SEEDS ?= 0,1,2
@@ -13,14 +13,32 @@ define deformgen_arm
 	-$(CPU1) $(TRAIN) -m experiment=deformgen/$(1)_cpu $(DEFORMGEN_SWEEP) hydra.sweep.dir=$(DEFORMGEN_CLAIMS)/$(1)
 
 endef
-claim-deformgen: ## 1 Source / SMG* / DG* / DG / per-particle noise / DG manip_k=5 on the planar rope, 3 seeds each, closed-loop on 3 shared test sets -> RESULTS.md + claim verdicts
+# ACT as the policy: the pre-registered ACT claims read seeds 3-5 only (0-2 were an exploratory run, act-deformgen).
+DEFORMGEN_ACT_SEEDS := 3,4,5
+DEFORMGEN_ACT_ARMS := source dg smg
+define deformgen_act_arm
+	-$(CPU1) $(TRAIN) -m experiment=deformgen/$(1)_act_cpu print_config=false trainer.enable_progress_bar=false \
+	  seed=$(DEFORMGEN_ACT_SEEDS) hydra.sweep.dir=$(DEFORMGEN_CLAIMS)/act_$(1)
+
+endef
+claim-deformgen: ## 1 Source / SMG* / DG* / DG / per-particle noise / DG manip_k=5 on the planar rope (MLP, seeds 0-2) and 1 Source / DG / SMG* with ACT (seeds 3-5), closed-loop on 3 shared test sets -> RESULTS.md + claim verdicts
 	$(foreach arm,$(DEFORMGEN_ARMS),$(call deformgen_arm,$(arm)))
-	$(MAKE) table-deformgen
+	$(foreach arm,$(DEFORMGEN_ACT_ARMS),$(call deformgen_act_arm,$(arm)))
+	$(MAKE) table-deformgen table-deformgen-act
+	$(CLAIMS) deformgen
+
+claim-deformgen-act: ## Only the ACT claims' sweeps (1 Source / DG / SMG* with ACT, seeds 3-5; ~40 CPU-min), their table and every verdict
+	$(foreach arm,$(DEFORMGEN_ACT_ARMS),$(call deformgen_act_arm,$(arm)))
+	$(MAKE) table-deformgen-act
 	$(CLAIMS) deformgen
 
 table-deformgen: ## RESULTS.md's claim table from the finished claim runs
 	$(TABLE) $(DEFORMGEN_CLAIMS) --group-by setting --metric $(DEFORMGEN_METRICS) --name claim_cpu \
 	  --results experiments/deformgen/RESULTS.md
+
+table-deformgen-act: ## RESULTS.md's ACT claim table from the finished ACT claim runs
+	$(TABLE) $(DEFORMGEN_CLAIMS)/act_source $(DEFORMGEN_CLAIMS)/act_dg $(DEFORMGEN_CLAIMS)/act_smg --group-by setting \
+	  --metric $(DEFORMGEN_METRICS) --name claim_act_cpu --results experiments/deformgen/RESULTS.md
 
 DEFORMGEN_ACT := logs/explore/deformgen_act
 DEFORMGEN_MLP := logs/explore/deformgen_mlp
@@ -34,6 +52,14 @@ act-deformgen: ## EXPLORATORY, no claim: ACT and the MLP as the policy on the 1 
 	$(TABLE) $(DEFORMGEN_ACT) --group-by setting --metric $(DEFORMGEN_METRICS) --name act_explore \
 	  --results experiments/deformgen/RESULTS.md
 	$(TABLE) $(DEFORMGEN_MLP) --group-by setting --metric $(DEFORMGEN_METRICS) --name mlp_explore \
+	  --results experiments/deformgen/RESULTS.md
+
+DEFORMGEN_DP := logs/explore/deformgen_dp
+DP_SEEDS ?= 0
+dp-deformgen: ## EXPLORATORY, no claim: Diffusion Policy as the policy on the 1 Source and DG arms (seeds DP_SEEDS) -> a table
+	-$(CPU1) $(TRAIN) -m experiment=deformgen/source_dp_cpu,deformgen/dg_dp_cpu print_config=false \
+	  trainer.enable_progress_bar=false seed=$(DP_SEEDS) hydra.sweep.dir=$(DEFORMGEN_DP) $(ACT_SUBDIR)
+	$(TABLE) $(DEFORMGEN_DP) --group-by setting --metric $(DEFORMGEN_METRICS) --name dp_explore \
 	  --results experiments/deformgen/RESULTS.md
 
 data-deformgen: ## Download the released rope datasets (train1000_{yawonly,txy,gridrigid}) from HF Zili2002/DeformGen-Datasets into $(DATA)/deformgen
@@ -53,4 +79,10 @@ reproduce-deformgen-rope-act: ## Paper scale with ACT (the paper's sizes) as the
 	$(TABLE) logs/reproduce/deformgen/rope_act --group-by setting --metric test/action_mse test/chunk_l1 --name rope_act_paper \
 	  --results experiments/deformgen/RESULTS.md
 
-reproduce-deformgen: reproduce-deformgen-rope reproduce-deformgen-rope-act ## every paper-scale setting (GPU group)
+reproduce-deformgen-rope-dp: ## Paper scale with Diffusion Policy (the paper's CNN config) as the policy on the released rope DG demos, 3 seeds (1 GPU, W&B; held-out MSE of the current frame's denoised action, comparable with the MLP's)
+	-$(TRAIN) -m experiment=deformgen/rope_dg_dp seed=0,1,2 \
+	  paths.data_dir=$(DATA) data.download=true hydra.sweep.dir=logs/reproduce/deformgen/rope_dp
+	$(TABLE) logs/reproduce/deformgen/rope_dp --group-by setting --metric test/action_mse test/chunk_l1 --name rope_dp_paper \
+	  --results experiments/deformgen/RESULTS.md
+
+reproduce-deformgen: reproduce-deformgen-rope reproduce-deformgen-rope-act reproduce-deformgen-rope-dp ## every paper-scale setting (GPU group)

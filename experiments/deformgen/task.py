@@ -13,6 +13,12 @@ unpadded step, the grip's BCE on its logit (the paper's gripper is a continuous 
 is a binary command, as for the MLP), plus `kl_weight` (β) times the CVAE's KL; in closed loop it queries the
 policy at every step with z = 0 and executes the temporal ensemble of the overlapping chunks (rate
 `ensemble_m`), averaging the network outputs (scaled motion and grip logit) before they become an action.
+
+With Diffusion Policy (`model: deformgen_dp`; Chi et al. 2023; `data.chunk` = its T_p, `data.obs_steps` = its T_o)
+the task trains on (T_o observations, T_p actions from t − T_o + 1) by the ε-prediction loss of the policy (eq. 5)
+on the same scaled motion with the grip as ±1 (so an output > 0 closes the gripper, as a logit > 0 does), after
+fitting the policy's min-max normaliser on the training split; in closed loop it denoises a sequence every T_a
+steps and executes its T_a actions (receding horizon, §III-C).
 """
 
 from __future__ import annotations
@@ -22,14 +28,29 @@ import torch.nn.functional as F
 
 from reprolab.cli.errors import ConfigError
 from reprolab.models.act import chunk_loss, masked_l1
+from reprolab.models.diffusion_policy import DiffusionPolicy
+from reprolab.models.receding_horizon import RecedingHorizon
 from reprolab.models.temporal_ensemble import TemporalEnsemble
 from reprolab.tasks.base import StagedTask, Task
 
 
-def check_chunk(policy: int, data: int) -> None:
-    """The datamodule's chunk length must be the policy's (0: single actions)."""
+def check_chunk(model, dm) -> None:
+    """The datamodule's chunk length (0: single actions) and observation steps (0: one observation, no history)
+    must be the policy's."""
+    policy, data = getattr(model, "chunk", 0), dm.chunk
     if data != policy:
         raise ConfigError(f"the policy predicts chunks of {policy} actions but data.chunk={data}; set data.chunk={policy}")
+    policy, data = getattr(model, "obs_steps", 0), getattr(dm, "obs_steps", 0)
+    if data != policy:
+        raise ConfigError(f"the policy reads {policy} observation steps but data.obs_steps={data}; "
+                          f"set data.obs_steps={policy}")
+
+
+def fit_diffusion_normalizer(model, dm, target=lambda a: a) -> None:
+    """Diffusion Policy's min-max normaliser, fitted on the training split's observations and (target) actions."""
+    if isinstance(model, DiffusionPolicy):
+        obs, act = dm.splits["train"].tensors[:2]
+        model.fit_normalizer(obs, target(act))
 
 
 class BehaviourCloningTask(Task):
@@ -38,7 +59,9 @@ class BehaviourCloningTask(Task):
         super().__init__(model, optimizer, scheduler)
         self.grip_weight, self.kl_weight = grip_weight, kl_weight
         self.chunk = getattr(model, "chunk", 0)
-        self.ensemble = TemporalEnsemble(ensemble_m) if self.chunk else None
+        self.diffusion = isinstance(model, DiffusionPolicy)
+        self.ensemble = TemporalEnsemble(ensemble_m) if self.chunk and not self.diffusion else None
+        self.executor = RecedingHorizon(model.obs_steps) if self.diffusion else None
 
     def on_fit_start(self) -> None:
         linear = [m for m in self.model.modules() if isinstance(m, torch.nn.Linear)]
@@ -52,7 +75,8 @@ class BehaviourCloningTask(Task):
         if n_out != env.action_dim:
             raise ConfigError(f"the policy has {n_out} outputs but a sim.dim={env.dim} action has "
                               f"{env.action_dim}; set model.num_classes={env.action_dim}")
-        check_chunk(self.chunk, dm.chunk)
+        check_chunk(self.model, dm)
+        fit_diffusion_normalizer(self.model, dm, self._diffusion_target)
 
     def _scale(self) -> torch.Tensor:
         env = self.trainer.datamodule.env
@@ -65,7 +89,15 @@ class BehaviourCloningTask(Task):
         out, mu, logvar = self.model(obs, scaled, is_pad)
         return chunk_loss(out, scaled, is_pad, mu, logvar, self.kl_weight, self.grip_weight)
 
+    def _diffusion_target(self, act: torch.Tensor) -> torch.Tensor:
+        """Diffusion Policy's targets: the scaled motion and the grip as −1 (open) / +1 (closed)."""
+        return torch.cat([act[..., :-1] / self._scale().to(act), 2 * act[..., -1:] - 1], -1)
+
     def _loss(self, batch):
+        if self.diffusion:
+            obs, act, _ = batch
+            loss = self.model.loss(obs, self._diffusion_target(act))
+            return loss, loss, loss.new_zeros(())
         if self.chunk:
             return self._chunk_loss(batch)
         obs, act = batch
@@ -89,8 +121,17 @@ class BehaviourCloningTask(Task):
 
     def policy(self, obs: torch.Tensor, t: int) -> torch.Tensor:
         """The closed-loop controller: network outputs back in metres / radians, grip closed when p > 1/2. A
-        chunking policy is queried with z = 0 at every step and its chunks ensembled (a new episode at t = 0)."""
-        if self.chunk:
+        chunking policy is queried with z = 0 at every step and its chunks ensembled (a new episode at t = 0); Diffusion
+        Policy plans T_p actions from its last T_o observations every T_a steps and executes T_a of them."""
+        if self.diffusion:
+            if t == 0:
+                self.executor.reset()
+            self.executor.observe(obs)
+            if self.executor.due():
+                seq = self.model.sample(self.executor.history().to(self.device))
+                self.executor.plan(self.model.executed(seq).double().cpu())
+            out = self.executor.action()
+        elif self.chunk:
             if t == 0:
                 self.ensemble.reset()
             self.ensemble.add(t, self.model(obs.to(self.device))[0].double().cpu())
@@ -123,7 +164,12 @@ class StateActionRegressionTask(StagedTask):
     of the chunk's real steps + `kl_weight` (β) · KL, every action dimension a continuous target as in the
     paper. Validation and test query the policy with z = 0 and score the first action of its chunk (the one
     executed at that frame) by the same MSE, so `val/loss` and `test/action_mse` compare with the MLP's; they
-    also log the L1 over the whole chunk's real steps (`{stage}/chunk_l1`)."""
+    also log the L1 over the whole chunk's real steps (`{stage}/chunk_l1`).
+
+    With Diffusion Policy (`model: deformgen_state_dp`, `data.chunk` = T_p, `data.obs_steps` = T_o) training and
+    validation take its ε-prediction loss (Chi et al. 2023, eq. 5; `val/loss` is that loss, for checkpoint
+    selection only); the test denoises a sequence per frame and scores its action at the current step (index
+    T_o − 1, the first one executed) by the same MSE, `test/action_mse`, comparable with the MLP's and ACT's."""
 
     def __init__(self, model, optimizer, scheduler=None, kl_weight: float = 10.0):
         super().__init__(model, optimizer, scheduler)
@@ -131,13 +177,16 @@ class StateActionRegressionTask(StagedTask):
         self.chunk = getattr(model, "chunk", 0)
 
     def on_fit_start(self) -> None:
-        check_chunk(self.chunk, self.trainer.datamodule.chunk)
+        check_chunk(self.model, self.trainer.datamodule)
+        fit_diffusion_normalizer(self.model, self.trainer.datamodule)
 
     def _log(self, stage: str, name: str, value, size: int) -> None:
         self.log(f"{stage}/{name}", value, prog_bar=name != "chunk_l1", batch_size=size, on_step=stage == "train",
                  on_epoch=stage != "train")
 
     def step(self, batch, stage: str):
+        if isinstance(self.model, DiffusionPolicy):
+            return self._diffusion_step(batch, stage)
         if self.chunk:
             return self._chunk_step(batch, stage)
         state, action = batch
@@ -157,3 +206,16 @@ class StateActionRegressionTask(StagedTask):
         self._log(stage, "loss" if stage != "test" else "action_mse", first, len(state))
         self._log(stage, "chunk_l1", masked_l1(out, chunk, is_pad), len(state))
         return first
+
+    def _diffusion_step(self, batch, stage: str):
+        obs, seq, is_pad = batch
+        if stage != "test":
+            loss = self.model.loss(obs, seq)
+            self._log(stage, "loss", loss, len(obs))
+            return loss
+        out = self.model.sample(obs)
+        now = self.model.obs_steps - 1                          # the current frame: never padded
+        mse = F.mse_loss(out[:, now], seq[:, now])
+        self._log(stage, "action_mse", mse, len(obs))
+        self._log(stage, "chunk_l1", masked_l1(out, seq, is_pad), len(obs))
+        return mse

@@ -63,7 +63,8 @@ def test_paper_presets_ask_for_a_gpu_and_wandb_and_run_one_fake_batch(name, tmp_
     assert cfg.device.accelerator == "gpu" and "wandb" in cfg.logger and cfg.data.episodes == 1000
     fake = compose([f"experiment=deformgen/{name}", "device=cpu", "logger=none", "debug=fdr",
                     "print_config=false", "data.episodes=120", "data.frames_per_episode=4", "data.num_workers=0",
-                    *(["data.batch_size=4"] if name.endswith("_act") else [])],   # ACT at the paper's size: 4 rows on CPU
+                    *(["data.batch_size=4"] if name.endswith(("_act", "_dp")) else []),   # the paper's sizes: 4 rows
+                    *(["model.inference_steps=2"] if name.endswith("_dp") else [])],     # 2 of DDPM's 100 steps on CPU
                    output_dir=tmp_path)
     assert run(fake_config(fake))["test/action_mse"] > 0   # what +data/fake=on does on the command line
 
