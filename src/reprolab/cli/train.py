@@ -57,7 +57,7 @@ from reprolab.run.folder import (
 )
 from reprolab.run.job_logging import expected_warnings
 from reprolab.run.loggers import finish_loggers
-from reprolab.run.provenance import git_commit
+from reprolab.run.provenance import git_commit, torch_threads
 from reprolab.run.safe_load import check_checkpoint
 from reprolab.sweeps.callback import end_failed_sweep, forget_sweep
 from reprolab.sweeps.chain import SEPARATOR, run_chain
@@ -131,7 +131,8 @@ def run(cfg: DictConfig, resolved: dict | None = None) -> dict[str, float]:
             test_metrics, best = test_best(trainer, task, datamodule)
             metrics.update(test_metrics)
             metrics["best_ckpt"] = best
-    metrics.update({"seed": cfg.seed, "paper": cfg.get("paper"), "setting": cfg.get("setting"), "git_commit": git_commit()})
+    metrics.update({"seed": cfg.seed, "paper": cfg.get("paper"), "setting": cfg.get("setting"), "git_commit": git_commit(),
+                    "torch_threads": torch_threads()})
     if trainer.is_global_zero:
         written = write_metrics(cfg.paths.output_dir, metrics)
         if not in_multirun():  # a sweep's folders are in its sweep_report.json

@@ -1,6 +1,10 @@
 """Which code a run came from: the git commit of the checkout (and whether it had local edits).
 
-Recorded in every `metrics.json`, so a scorecard row can name the commit its runs were made at.
+Recorded in every `metrics.json`, so a scorecard row can name the commit its runs were made at, with the number of
+torch intra-op threads the run trained on: on CPU that number changes the order of floating-point reductions, so the
+same commit and seed give results that differ in the last digits (APT's digits runs: one test digit in 500) and
+chaotic runs differ further. The claim targets pin it to 1 (`OMP_NUM_THREADS=1`); a run made without that is told
+apart by this stamp.
 """
 
 from __future__ import annotations
@@ -35,3 +39,11 @@ def git_commit() -> str | None:
     if dirty.returncode != 0:
         return sha.stdout.strip() + "+unchecked"
     return sha.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def torch_threads() -> int:
+    """The intra-op thread count this process trains on (`torch.get_num_threads()`, set by `OMP_NUM_THREADS` or the
+    parallel launcher's `torch.set_num_threads`)."""
+    import torch
+
+    return torch.get_num_threads()
