@@ -25,6 +25,7 @@ claim-darsm: ## CPU claim check: channel twin (adjoint / unrolled / offline / ba
 	$(foreach arm,$(DARSM_ARMS),$(call darsm_arm,$(arm)))
 	$(TABLE) logs/claims/darsm --group-by setting --metric $(DARSM_METRICS) --name claim_cpu --results experiments/darsm/RESULTS.md
 	$(MAKE) claim-darsm-duct
+	$(MAKE) claim-darsm-fiml
 
 claim-darsm-duct: ## CPU claim check, duct only: adjoint (trained on AR 1) / baseline ARSM / linear EV, tested on AR 3 and 14.4 (needs the darsm extra)
 	$(foreach arm,$(DARSM_DUCT_ARMS),$(call darsm_duct_arm,$(arm)))
@@ -35,3 +36,22 @@ claim-darsm-duct: ## CPU claim check, duct only: adjoint (trained on AR 1) / bas
 reproduce-darsm-channel: ## Paper-scale channel: 256 nodes, train Re_tau 180/550, test 2000 and 5200, adjoint arm, 5 seeds (W&B)
 	-$(TRAIN) -m experiment=darsm/channel_adjoint seed=0,1,2,3,4 hydra.sweep.dir=logs/reproduce/darsm/channel
 	$(TABLE) logs/reproduce/darsm/channel --group-by setting --metric $(DARSM_METRICS) --name channel_paper --results experiments/darsm/RESULTS.md
+
+# FIML (Parish & Duraisamy 2016), the ML baseline: the inversion once (deterministic: beta starts at 1), then the
+# network for beta and the predictive solves over 3 seeds, on the channel and the duct; the claims compare it with
+# the adjoint and baseline arms of claim-darsm / claim-darsm-duct (run those first).
+.PHONY: claim-darsm-fiml
+DARSM_FIML_CASES := channel duct
+DARSM_FIML_RUNS := logs/claims/darsm/channel_fiml_invert logs/claims/darsm/channel_fiml logs/claims/darsm/adjoint logs/claims/darsm/baseline
+DARSM_FIML_DUCT_RUNS := logs/claims/darsm/duct_fiml_invert logs/claims/darsm/duct_fiml logs/claims/darsm/duct_adjoint logs/claims/darsm/duct_baseline
+
+define darsm_fiml_case
+	-$(CPU1) $(TRAIN) -m experiment=darsm/$(1)_fiml_invert_cpu seed=0 print_config=false hydra.sweep.dir=logs/claims/darsm/$(1)_fiml_invert 'hydra.sweep.subdir=$${seed}'
+	-$(CPU1) $(TRAIN) -m experiment=darsm/$(1)_fiml_cpu seed=$(DARSM_SEEDS) print_config=false hydra.sweep.dir=logs/claims/darsm/$(1)_fiml
+
+endef
+claim-darsm-fiml: ## CPU claim check, FIML arm: invert beta (once), learn beta = net(features) and predict (3 seeds), channel and duct
+	$(foreach case,$(DARSM_FIML_CASES),$(call darsm_fiml_case,$(case)))
+	$(TABLE) $(DARSM_FIML_RUNS) --group-by setting --metric test/u_rel_l2_unseen test/u_rel_l2_train test/solve_residual_max --name fiml_channel_cpu --results experiments/darsm/RESULTS.md
+	$(TABLE) $(DARSM_FIML_DUCT_RUNS) --group-by setting --metric $(DARSM_DUCT_METRICS) --name fiml_duct_cpu --results experiments/darsm/RESULTS.md
+	$(CLAIMS) darsm

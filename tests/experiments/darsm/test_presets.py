@@ -14,7 +14,8 @@ PRESETS = sorted(p.stem for p in (CONF_DIR / "experiment" / "darsm").glob("*.yam
 ARMS = {"channel_adjoint_cpu": ("adjoint", "arsm"), "channel_unrolled_cpu": ("unrolled", "arsm"),
         "channel_offline_cpu": ("offline", "arsm"), "channel_baseline_cpu": ("none", "arsm"),
         "channel_linear_cpu": ("none", "linear"), "channel_adjoint": ("adjoint", "arsm"),
-        "duct_adjoint_cpu": ("adjoint", "arsm"), "duct_baseline_cpu": ("none", "arsm"), "duct_linear_cpu": ("none", "linear")}
+        "duct_adjoint_cpu": ("adjoint", "arsm"), "duct_baseline_cpu": ("none", "arsm"), "duct_linear_cpu": ("none", "linear"),
+        **{f"{case}_fiml{stage}_cpu": ("adjoint", "arsm") for case in ("channel", "duct") for stage in ("", "_invert")}}
 TINY = ["data.n=16", "data.train_re_tau=[180.0]", "data.test_re_tau=[360.0]", "data.stretch=2.5"]
 
 
@@ -24,6 +25,17 @@ def test_preset_composes_to_its_arm(name, tmp_path):
     assert (cfg.task.mode, cfg.task.closure) == ARMS[name] and cfg.setting == name
     grid = ("ny", "nz") if name.startswith("duct") else ("n",)
     assert cfg.device.precision == "64-true" and all(cfg.task[key] == cfg.data[key] for key in grid)
+
+
+@pytest.mark.parametrize("case", ["channel", "duct"])
+def test_fiml_presets_chain_invert_to_learn(case, tmp_path):
+    """Stage 1 has one free field per case (model BetaFields); stage 2 the network and the stage-1 sweep's seed-0 run."""
+    invert = compose([f"experiment=darsm/{case}_fiml_invert_cpu"], output_dir=tmp_path)
+    learn = compose([f"experiment=darsm/{case}_fiml_cpu"], output_dir=tmp_path)
+    assert invert.task.stage == "invert" and invert.model._target_.endswith("BetaFields") and invert.task.source == "omega"
+    assert learn.task.stage == "learn" and learn.model._target_.endswith("BetaNet")
+    assert learn.task.inversion_run.endswith(f"logs/claims/darsm/{case}_fiml_invert/0")
+    assert {k: v for k, v in learn.data.items()} == {k: v for k, v in invert.data.items()}
 
 
 def test_duct_preset_trains_two_steps_on_fake_dns(tmp_path, monkeypatch):
