@@ -26,6 +26,7 @@ claim-darsm: ## CPU claim check: channel twin (adjoint / unrolled / offline / ba
 	$(TABLE) logs/claims/darsm --group-by setting --metric $(DARSM_METRICS) --name claim_cpu --results experiments/darsm/RESULTS.md
 	$(MAKE) claim-darsm-duct
 	$(MAKE) claim-darsm-fiml
+	$(MAKE) claim-darsm-duct-unrolled
 
 claim-darsm-duct: ## CPU claim check, duct only: adjoint (trained on AR 1) / baseline ARSM / linear EV, tested on AR 3 and 14.4 (needs the darsm extra)
 	$(foreach arm,$(DARSM_DUCT_ARMS),$(call darsm_duct_arm,$(arm)))
@@ -54,4 +55,10 @@ claim-darsm-fiml: ## CPU claim check, FIML arm: invert beta (once), learn beta =
 	$(foreach case,$(DARSM_FIML_CASES),$(call darsm_fiml_case,$(case)))
 	$(TABLE) $(DARSM_FIML_RUNS) --group-by setting --metric test/u_rel_l2_unseen test/u_rel_l2_train test/solve_residual_max --name fiml_channel_cpu --results experiments/darsm/RESULTS.md
 	$(TABLE) $(DARSM_FIML_DUCT_RUNS) --group-by setting --metric $(DARSM_DUCT_METRICS) --name fiml_duct_cpu --results experiments/darsm/RESULTS.md
+	$(CLAIMS) darsm
+
+.PHONY: claim-darsm-duct-unrolled
+claim-darsm-duct-unrolled: ## CPU claim check: the duct's unrolled-AD arm (10 PTC iterates per step), 3 seeds, against claim-darsm-duct's adjoint arm
+	-$(CPU1) $(TRAIN) -m experiment=darsm/duct_unrolled_cpu seed=$(DARSM_SEEDS) print_config=false hydra.sweep.dir=logs/claims/darsm/duct_unrolled
+	$(TABLE) logs/claims/darsm/duct_unrolled logs/claims/darsm/duct_adjoint --group-by setting --metric $(DARSM_DUCT_METRICS) --name duct_unrolled_cpu --results experiments/darsm/RESULTS.md
 	$(CLAIMS) darsm

@@ -15,6 +15,7 @@ ARMS = {"channel_adjoint_cpu": ("adjoint", "arsm"), "channel_unrolled_cpu": ("un
         "channel_offline_cpu": ("offline", "arsm"), "channel_baseline_cpu": ("none", "arsm"),
         "channel_linear_cpu": ("none", "linear"), "channel_adjoint": ("adjoint", "arsm"),
         "duct_adjoint_cpu": ("adjoint", "arsm"), "duct_baseline_cpu": ("none", "arsm"), "duct_linear_cpu": ("none", "linear"),
+        "duct_unrolled_cpu": ("unrolled", "arsm"),
         **{f"{case}_fiml{stage}_cpu": ("adjoint", "arsm") for case in ("channel", "duct") for stage in ("", "_invert")}}
 TINY = ["data.n=16", "data.train_re_tau=[180.0]", "data.test_re_tau=[360.0]", "data.stretch=2.5"]
 
@@ -73,7 +74,7 @@ def test_paper_preset_one_step_on_cpu(tmp_path):
                                               ({"closure": "spalart"}, "task.closure 'spalart' unknown"),
                                               ({"transport": "sst"}, "task.transport 'sst' unknown"),
                                               ({"closure": "linear"}, "no parameters to train"),
-                                              ({"duct": True, "mode": "unrolled"}, "not built for the duct")])
+                                              ({"duct": True, "mode": "offline"}, "not built for the duct")])
 def test_bad_task_settings_are_one_line_errors(setting, message):
     from experiments.darsm.duct_task import DarsmDuctTask
     from experiments.darsm.model import NeuralARSM
