@@ -15,6 +15,8 @@ exactly.
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import nn
 
@@ -50,17 +52,22 @@ class ProductionMultiplier:
         return (1.0, beta) if self.source == "omega" else (beta, 1.0)
 
 
+def case_name(key) -> str:
+    """A training case's name as the data modules give it: Re_tau 180.0 -> 're180', 'AR_1_Ret_360' -> 'ar_1_ret_360'."""
+    return key.lower() if isinstance(key, str) else f"re{int(round(float(key)))}"
+
+
 class BetaFields(nn.Module):
-    """Stage 1's parameters: one free beta field per training case (flat, one value per node), starting at 1.
-    The fields are made by `add` once the cases are known (the task's setup); the checkpoint holds them by name."""
+    """Stage 1's parameters: one free beta field per training case (`cases`: the data's training keys), each of the
+    grid's `shape` flattened, starting at 1; the checkpoint holds them by case name."""
 
-    def __init__(self):
+    def __init__(self, cases=(), shape=()):
         super().__init__()
-        self.fields = nn.ParameterDict()
-
-    def add(self, name: str, nodes: int, dtype=torch.float64, device=None) -> None:
-        if name not in self.fields:
-            self.fields[name] = nn.Parameter(torch.ones(nodes, dtype=dtype, device=device))
+        nodes = math.prod(int(n) for n in shape)
+        if not cases or nodes < 1:
+            raise ValueError(f"model.cases and model.shape must name the training cases and the grid; got {cases}, {shape}")
+        self.fields = nn.ParameterDict({case_name(c): nn.Parameter(torch.ones(nodes, dtype=torch.float64))
+                                        for c in cases})
 
     def field(self, name: str, like: torch.Tensor) -> torch.Tensor:
         return self.fields[name].view_as(like)

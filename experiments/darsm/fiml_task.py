@@ -68,8 +68,10 @@ class Fiml:
     def setup(self, stage: str) -> None:
         if self.stage == "invert":
             for case in self._training_cases():
-                geometry = self.geometry(case)
-                self.model.add(case["name"], geometry.initial_state().numel() // geometry.n_vars, device=self.device)
+                nodes = self.geometry(case).initial_state().numel() // self.geometry(case).n_vars
+                if case["name"] not in self.model.fields or self.model.fields[case["name"]].numel() != nodes:
+                    raise ConfigError(f"model.cases/model.shape give fields {sorted(self.model.fields)} that do not fit "
+                                      f"training case '{case['name']}' ({nodes} nodes); set them from data (the presets do)")
         elif stage == "fit" and self._regression is None:
             self._regression = self.regression_pairs(inverted_fields(self.inversion_run))
 

@@ -56,8 +56,7 @@ def test_beta_changes_only_its_own_production_term():
 def test_beta_gradient_matches_central_differences():
     """dL/dbeta by the discrete adjoint equals central differences along random directions of the 16-node field."""
     channel = Channel(180.0, n=16, stretch=2.5)
-    fields = BetaFields()
-    fields.add("c", channel.n)
+    fields = BetaFields(cases=["c"], shape=[channel.n])
     with torch.no_grad():
         fields.fields["c"].add_(0.2 * torch.sin(torch.arange(channel.n, dtype=torch.float64)))
     closure = ProductionMultiplier(baseline_arsm(), lambda f: fields.field("c", f["k"]))
@@ -118,16 +117,16 @@ def test_regression_stage_fits_a_known_function(tmp_path, monkeypatch):
     assert error < 0.1 * target.std(), float(error)
 
 
-@pytest.mark.parametrize("overrides, error, message", [
-    (["task.stage=learn", "task.inversion_run=null"], ConfigError, "needs task.inversion_run"),
-    (["task.stage=learn", "task.inversion_run=/nonexistent/run"], DatasetNotFoundError, "run the inversion stage first"),
-    (["task.stage=learn"], ConfigError, "needs model BetaNet"),
-    (["task.source=epsilon"], ConfigError, "task.source 'epsilon' unknown"),
-    (["task.prior_weight=-1"], ConfigError, "prior_weight must be >= 0"),
+@pytest.mark.parametrize("preset, overrides, error, message", [
+    ("channel_fiml_cpu", ["task.inversion_run=null"], ConfigError, "needs task.inversion_run"),
+    ("channel_fiml_cpu", ["task.inversion_run=/nonexistent/run"], DatasetNotFoundError, "run the inversion stage first"),
+    ("channel_fiml_invert_cpu", ["task.stage=learn"], ConfigError, "needs model BetaNet"),
+    ("channel_fiml_invert_cpu", ["task.source=epsilon"], ConfigError, "task.source 'epsilon' unknown"),
+    ("channel_fiml_invert_cpu", ["task.prior_weight=-1"], ConfigError, "prior_weight must be >= 0"),
+    ("channel_fiml_invert_cpu", ["model.cases=[550.0]"], ConfigError, "do not fit training case 're180'"),
 ])
-def test_bad_fiml_settings_are_one_line_errors(tmp_path, overrides, error, message):
-    model = "model=darsm_beta_net" if "task.inversion_run" in "".join(overrides) else "model=darsm_beta_fields"
-    cfg = compose(["experiment=darsm/channel_fiml_invert_cpu", model, *TINY, *overrides], output_dir=tmp_path)
+def test_bad_fiml_settings_are_one_line_errors(tmp_path, preset, overrides, error, message):
+    cfg = compose([f"experiment=darsm/{preset}", *TINY, *overrides], output_dir=tmp_path)
     with pytest.raises(error, match=message):
         run(cfg)
 
