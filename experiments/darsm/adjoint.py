@@ -27,11 +27,13 @@ def attach_fixed_point(residual, q_star: torch.Tensor, jacobian_fn=banded_jacobi
     return q_star - LinearSolve.apply(J, residual(q_star))
 
 
-def unrolled_solve(residual, q0: torch.Tensor, iterations: int, dt0: float, growth: float) -> torch.Tensor:
-    """The forward PTC scheme on a fixed dt schedule with the graph kept through every iterate."""
+def unrolled_solve(residual, q0: torch.Tensor, iterations: int, dt0: float, growth: float, n_vars: int = 3,
+                   jacobian_fn=banded_jacobian) -> torch.Tensor:
+    """The forward PTC scheme on a fixed dt schedule with the graph kept through every iterate (`n_vars`,
+    `jacobian_fn`: the geometry's, the channel's dense banded J by default, the duct's sparse stencil J)."""
     q, dt = q0.detach(), dt0
     for _ in range(iterations):
-        q = ptc_step(residual, q, dt)
+        q = ptc_step(residual, q, dt, n_vars=n_vars, jacobian_fn=jacobian_fn)
         dt = min(dt * growth, 1e12)
     return q
 

@@ -108,11 +108,12 @@ class Channel:
         nu_t = closure.eddy_viscosity(f)
         U_ext, k_ext, w_ext = self._ext(f["U"], 0.0), self._ext(k, 0.0), self._ext(w, self.omega_wall)
         P = nu_t * dU ** 2
+        beta_k, beta_w = production_factors(closure, f)
         gamma_k = nu + c.sigma_star * k_ext / w_ext
         gamma_w = nu + c.sigma * k_ext / w_ext
         r_U = 1.0 + self._diffusion(U_ext, nu + self._ext(nu_t, 0.0))
-        r_k = P - BETA_STAR * k * w + self._diffusion(k_ext, gamma_k)
-        r_w = c.alpha * w / k.clamp_min(1e-14) * P - c.beta * w ** 2 + self._diffusion(w_ext, gamma_w)
+        r_k = beta_k * P - BETA_STAR * k * w + self._diffusion(k_ext, gamma_k)
+        r_w = c.alpha * w / k.clamp_min(1e-14) * (beta_w * P) - c.beta * w ** 2 + self._diffusion(w_ext, gamma_w)
         if c.sigma_d:
             r_w = r_w + c.sigma_d / w * torch.relu(self._ddy(k_ext) * self._ddy(w_ext))
         inv_vol2 = 1.0 / self.vol ** 2
@@ -127,6 +128,13 @@ class Channel:
     def jacobian(residual, q: torch.Tensor) -> torch.Tensor:
         """dR/dq, dense from banded colouring (node i couples to |i - j| <= 2)."""
         return banded_jacobian(residual, q)
+
+
+def production_factors(closure, f: dict):
+    """(beta_k, beta_omega): the multipliers a closure puts on the production terms of the k and omega equations
+    (the FIML arm's inferred field, `fiml.ProductionMultiplier`); 1 for every other closure."""
+    multiplier = getattr(closure, "production_multiplier", None)
+    return (1.0, 1.0) if multiplier is None else multiplier(f)
 
 
 class LinearEddyViscosity:

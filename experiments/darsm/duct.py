@@ -32,7 +32,7 @@ import math
 
 import torch
 
-from experiments.darsm.channel import BETA_STAR, WILCOX_1988, KOmega, channel_grid
+from experiments.darsm.channel import BETA_STAR, WILCOX_1988, KOmega, channel_grid, production_factors
 from experiments.darsm.stencil import stencil_jacobian
 
 N_VARS = 5
@@ -175,10 +175,11 @@ class Duct:
             return V * gy + W * gz
 
         P = nu_t * (f["Uy"] ** 2 + f["Uz"] ** 2)
+        beta_k, beta_w = production_factors(closure, f)
         gamma_k, gamma_w = nu + c.sigma_star * k_e / w_e, nu + c.sigma * k_e / w_e
         r_U = self.forcing + self._div(U_e, nu + nt_e) - convection(U_e)
-        r_k = P - BETA_STAR * k * w + self._div(k_e, gamma_k) - convection(k_e)
-        r_w = c.alpha * w / k.clamp_min(1e-14) * P - c.beta * w ** 2 + self._div(w_e, gamma_w) - convection(w_e)
+        r_k = beta_k * P - BETA_STAR * k * w + self._div(k_e, gamma_k) - convection(k_e)
+        r_w = c.alpha * w / k.clamp_min(1e-14) * (beta_w * P) - c.beta * w ** 2 + self._div(w_e, gamma_w) - convection(w_e)
         r_psi = self._div(psi_e, torch.ones_like(psi_e)) + vort
         nn_e, yz_e = self._ext(d_nn, 1.0), self._ext(d_yz, -1.0)
         ones = torch.ones_like(yz_e)

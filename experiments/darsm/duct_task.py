@@ -1,6 +1,7 @@
 """The DARSM duct task: the channel task's solve/adjoint/training step on the duct quadrant (`duct.Duct`).
 
-`mode`: adjoint (a posteriori, gradient by the discrete adjoint at the converged solve) | none (the baseline
+`mode`: adjoint (a posteriori, gradient by the discrete adjoint at the converged solve) | unrolled (AD through
+`unroll_iterations` PTC iterates per step, continued from the last, as the channel's) | none (the baseline
 ARSM with WJ's constants, or closure=linear: the isotropic control with no secondary flow). The loss per
 training duct is e_U^2 + secondary_weight e_sec^2, the relative L2 errors of U/U_b and of (V, W)/U_b against
 the DNS interpolated onto the nodes (`duct_data`); the secondary flow has its own term because it is ~2 % of
@@ -29,13 +30,14 @@ class DarsmDuctTask(DarsmChannelTask):
     def __init__(self, model, optimizer, scheduler=None, mode: str = "adjoint", closure: str = "arsm",
                  transport: str = "wilcox1988", ny: int = 24, nz: int = 24, stretch: float = 2.0,
                  secondary_weight: float = 1.0, tol: float = 1e-10, max_iters: int = 150, dt0: float = 1.0,
-                 growth: float = 2.0, warm_dt0: float = 1e6):
-        if mode not in ("adjoint", "none"):
-            raise ConfigError(f"task.mode '{mode}' is not built for the duct; one of adjoint, none")
+                 growth: float = 2.0, warm_dt0: float = 1e6, unroll_iterations: int = 10, unroll_warm_start: bool = True):
+        if mode not in ("adjoint", "unrolled", "none"):
+            raise ConfigError(f"task.mode '{mode}' is not built for the duct; one of adjoint, unrolled, none")
         if secondary_weight < 0:
             raise ConfigError(f"task.secondary_weight must be >= 0; got {secondary_weight}")
         super().__init__(model, optimizer, scheduler, mode=mode, closure=closure, transport=transport, tol=tol,
-                         max_iters=max_iters, dt0=dt0, growth=growth, warm_dt0=warm_dt0)
+                         max_iters=max_iters, dt0=dt0, growth=growth, warm_dt0=warm_dt0,
+                         unroll_iterations=unroll_iterations, unroll_warm_start=unroll_warm_start)
         self.ny, self.nz, self.stretch, self.secondary_weight = ny, nz, stretch, secondary_weight
         self._ducts: dict[tuple, Duct] = {}
 

@@ -22,21 +22,27 @@ def invariant_inputs(f: dict) -> torch.Tensor:
     return torch.stack([torch.log1p(lam1), torch.log1p(lam2), torch.log1p(f["re_t"].clamp_min(0.0)) / 5.0], -1)
 
 
+def invariant_mlp(outputs: int, hidden: int, depth: int, zero_init: bool) -> tuple[nn.Sequential, nn.Linear]:
+    """(body, head): `depth` tanh layers of width `hidden` over the three invariant inputs, then a linear head
+    (zero-initialised with `zero_init`, so the untrained network outputs 0)."""
+    if hidden < 1 or depth < 1:
+        raise ValueError(f"model.hidden and model.depth must be >= 1; got {hidden}, {depth}")
+    layers, width = [], 3
+    for _ in range(depth):
+        layers += [nn.Linear(width, hidden), nn.Tanh()]
+        width = hidden
+    head = nn.Linear(width, outputs)
+    if zero_init:
+        nn.init.zeros_(head.weight)
+        nn.init.zeros_(head.bias)
+    return nn.Sequential(*layers), head
+
+
 class NeuralARSM(nn.Module):
     def __init__(self, hidden: int = 16, depth: int = 2, max_log_change: float = 0.7, max_a2: float = 0.5,
                  zero_init: bool = True):
         super().__init__()
-        if hidden < 1 or depth < 1:
-            raise ValueError(f"model.hidden and model.depth must be >= 1; got {hidden}, {depth}")
-        layers, width = [], 3
-        for _ in range(depth):
-            layers += [nn.Linear(width, hidden), nn.Tanh()]
-            width = hidden
-        self.body = nn.Sequential(*layers)
-        self.head = nn.Linear(width, 4)
-        if zero_init:
-            nn.init.zeros_(self.head.weight)
-            nn.init.zeros_(self.head.bias)
+        self.body, self.head = invariant_mlp(4, hidden, depth, zero_init)
         self.max_log_change, self.max_a2 = max_log_change, max_a2
 
     def forward(self, f: dict) -> dict:

@@ -25,6 +25,8 @@ claim-darsm: ## CPU claim check: channel twin (adjoint / unrolled / offline / ba
 	$(foreach arm,$(DARSM_ARMS),$(call darsm_arm,$(arm)))
 	$(TABLE) logs/claims/darsm --group-by setting --metric $(DARSM_METRICS) --name claim_cpu --results experiments/darsm/RESULTS.md
 	$(MAKE) claim-darsm-duct
+	$(MAKE) claim-darsm-fiml
+	$(MAKE) claim-darsm-duct-unrolled
 
 claim-darsm-duct: ## CPU claim check, duct only: adjoint (trained on AR 1) / baseline ARSM / linear EV, tested on AR 3 and 14.4 (needs the darsm extra)
 	$(foreach arm,$(DARSM_DUCT_ARMS),$(call darsm_duct_arm,$(arm)))
@@ -68,3 +70,28 @@ reproduce-darsm-duct-mcconkey: ## Paper-scale duct on McConkey et al.'s square d
 
 data-mcconkey: ## McConkey et al. (2021) cases from Kaggle (kaggle CLI + API token) into $(DATA)/mcconkey: MCCONKEY_CASES's files only, shapes checked, MANIFEST.sha256
 	$(PY) -m experiments.darsm.mcconkey_fetch --cases $(MCCONKEY_CASES) --data-dir $(DATA)
+
+# FIML (Parish & Duraisamy 2016), the ML baseline: the inversion once (deterministic: beta starts at 1), then the
+# network for beta and the predictive solves over 3 seeds, on the channel and the duct; the claims compare it with
+# the adjoint and baseline arms of claim-darsm / claim-darsm-duct (run those first).
+.PHONY: claim-darsm-fiml
+DARSM_FIML_CASES := channel duct
+DARSM_FIML_RUNS := logs/claims/darsm/channel_fiml_invert logs/claims/darsm/channel_fiml logs/claims/darsm/adjoint logs/claims/darsm/baseline
+DARSM_FIML_DUCT_RUNS := logs/claims/darsm/duct_fiml_invert logs/claims/darsm/duct_fiml logs/claims/darsm/duct_adjoint logs/claims/darsm/duct_baseline
+
+define darsm_fiml_case
+	-$(CPU1) $(TRAIN) -m experiment=darsm/$(1)_fiml_invert_cpu seed=0 print_config=false hydra.sweep.dir=logs/claims/darsm/$(1)_fiml_invert 'hydra.sweep.subdir=$${seed}'
+	-$(CPU1) $(TRAIN) -m experiment=darsm/$(1)_fiml_cpu seed=$(DARSM_SEEDS) print_config=false hydra.sweep.dir=logs/claims/darsm/$(1)_fiml
+
+endef
+claim-darsm-fiml: ## CPU claim check, FIML arm: invert beta (once), learn beta = net(features) and predict (3 seeds), channel and duct
+	$(foreach case,$(DARSM_FIML_CASES),$(call darsm_fiml_case,$(case)))
+	$(TABLE) $(DARSM_FIML_RUNS) --group-by setting --metric test/u_rel_l2_unseen test/u_rel_l2_train test/solve_residual_max --name fiml_channel_cpu --results experiments/darsm/RESULTS.md
+	$(TABLE) $(DARSM_FIML_DUCT_RUNS) --group-by setting --metric $(DARSM_DUCT_METRICS) --name fiml_duct_cpu --results experiments/darsm/RESULTS.md
+	$(CLAIMS) darsm
+
+.PHONY: claim-darsm-duct-unrolled
+claim-darsm-duct-unrolled: ## CPU claim check: the duct's unrolled-AD arm (10 PTC iterates per step), 3 seeds, against claim-darsm-duct's adjoint arm
+	-$(CPU1) $(TRAIN) -m experiment=darsm/duct_unrolled_cpu seed=$(DARSM_SEEDS) print_config=false hydra.sweep.dir=logs/claims/darsm/duct_unrolled
+	$(TABLE) logs/claims/darsm/duct_unrolled logs/claims/darsm/duct_adjoint --group-by setting --metric $(DARSM_DUCT_METRICS) --name duct_unrolled_cpu --results experiments/darsm/RESULTS.md
+	$(CLAIMS) darsm

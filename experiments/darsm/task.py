@@ -97,7 +97,7 @@ class DarsmChannelTask(Task):
             start = self._warm.get(case["name"]) if self.unroll_warm_start else None
             q0 = channel.initial_state() if start is None else start
             q = unrolled_solve(self.residual(channel), q0, self.unroll_iterations, self.solver["dt0"],
-                               self.solver["growth"])
+                               self.solver["growth"], n_vars=channel.n_vars, jacobian_fn=channel.jacobian)
             self._warm[case["name"]] = q.detach()
             self.log(f"train/{case['name']}/unrolled_residual", rms(self.residual(channel)(q.detach())),
                      on_step=True, on_epoch=False, batch_size=1)

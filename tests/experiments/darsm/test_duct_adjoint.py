@@ -43,3 +43,27 @@ def test_duct_adjoint_matches_central_differences_along_random_directions():
         v /= v.norm()
         fd = central_difference(params, v, h, lambda: loss(solve(q_star)))
         assert abs(float(adjoint @ v) - fd) < 1e-4 * max(abs(fd), 1e-3 * float(adjoint.norm())), (float(adjoint @ v), fd)
+
+
+def test_duct_unrolled_gradient_is_a_truncation_of_the_adjoint():
+    """Through many PTC iterates from the fixed point the duct's unrolled gradient (sparse J, 5 variables) tends to
+    the adjoint one; through two short pseudo-time steps it does not."""
+    from experiments.darsm.adjoint import unrolled_solve
+
+    torch.manual_seed(0)
+    net = NeuralARSM(hidden=2, depth=1, zero_init=False).double()
+    duct = Duct(180.0, ny=7, nz=7)
+    residual = lambda q: duct.residual(q, ImplicitARSM(net))
+    q_star = newton_solve(residual, duct.initial_state(), tol=1e-13, max_iters=150, dt0=1.0, growth=2.0, n_vars=5,
+                          jacobian_fn=duct.jacobian)[0]
+    target = 0.9 * velocities(duct, q_star)["U"]
+    grads = {}
+    for name, make in {"adjoint": lambda: attach_fixed_point(residual, q_star, jacobian_fn=duct.jacobian),
+                       "long": lambda: unrolled_solve(residual, q_star, 12, 1.0, 10.0, n_vars=5, jacobian_fn=duct.jacobian),
+                       "short": lambda: unrolled_solve(residual, q_star, 2, 0.01, 1.0, n_vars=5, jacobian_fn=duct.jacobian)}.items():
+        net.zero_grad()
+        relative_l2(duct, velocities(duct, make()), {"U": target}, ["U"]).backward()
+        grads[name] = torch.cat([p.grad.reshape(-1) for p in net.parameters()])
+    err = lambda g: float((g - grads["adjoint"]).norm() / grads["adjoint"].norm())
+    assert err(grads["long"]) < 1e-6
+    assert err(grads["short"]) > 0.5

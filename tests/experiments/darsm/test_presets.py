@@ -16,7 +16,9 @@ ARMS = {"channel_adjoint_cpu": ("adjoint", "arsm"), "channel_unrolled_cpu": ("un
         "channel_linear_cpu": ("none", "linear"), "channel_adjoint": ("adjoint", "arsm"),
         "duct_adjoint_cpu": ("adjoint", "arsm"), "duct_baseline_cpu": ("none", "arsm"), "duct_linear_cpu": ("none", "linear"),
         "duct_grid_cpu": ("none", "arsm"), "channel_grid_cpu": ("none", "arsm"), "duct_adjoint": ("adjoint", "arsm"),
-        "duct_mcconkey_adjoint": ("adjoint", "arsm")}
+        "duct_mcconkey_adjoint": ("adjoint", "arsm"),
+        "duct_unrolled_cpu": ("unrolled", "arsm"),
+        **{f"{case}_fiml{stage}_cpu": ("adjoint", "arsm") for case in ("channel", "duct") for stage in ("", "_invert")}}
 TINY = ["data.n=16", "data.train_re_tau=[180.0]", "data.test_re_tau=[360.0]", "data.stretch=2.5"]
 
 
@@ -26,6 +28,17 @@ def test_preset_composes_to_its_arm(name, tmp_path):
     assert (cfg.task.mode, cfg.task.closure) == ARMS[name] and cfg.setting == name
     grid = ("ny", "nz") if name.startswith("duct") else ("n",)
     assert cfg.device.precision == "64-true" and all(cfg.task[key] == cfg.data[key] for key in grid)
+
+
+@pytest.mark.parametrize("case", ["channel", "duct"])
+def test_fiml_presets_chain_invert_to_learn(case, tmp_path):
+    """Stage 1 has one free field per case (model BetaFields); stage 2 the network and the stage-1 sweep's seed-0 run."""
+    invert = compose([f"experiment=darsm/{case}_fiml_invert_cpu"], output_dir=tmp_path)
+    learn = compose([f"experiment=darsm/{case}_fiml_cpu"], output_dir=tmp_path)
+    assert invert.task.stage == "invert" and invert.model._target_.endswith("BetaFields") and invert.task.source == "omega"
+    assert learn.task.stage == "learn" and learn.model._target_.endswith("BetaNet")
+    assert learn.task.inversion_run.endswith(f"logs/claims/darsm/{case}_fiml_invert/0")
+    assert {k: v for k, v in learn.data.items()} == {k: v for k, v in invert.data.items()}
 
 
 def test_duct_preset_trains_two_steps_on_fake_dns(tmp_path, monkeypatch):
@@ -63,7 +76,7 @@ def test_paper_preset_one_step_on_cpu(tmp_path):
                                               ({"closure": "spalart"}, "task.closure 'spalart' unknown"),
                                               ({"transport": "sst"}, "task.transport 'sst' unknown"),
                                               ({"closure": "linear"}, "no parameters to train"),
-                                              ({"duct": True, "mode": "unrolled"}, "not built for the duct")])
+                                              ({"duct": True, "mode": "offline"}, "not built for the duct")])
 def test_bad_task_settings_are_one_line_errors(setting, message):
     from experiments.darsm.duct_task import DarsmDuctTask
     from experiments.darsm.model import NeuralARSM
