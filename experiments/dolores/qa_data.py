@@ -89,12 +89,15 @@ class OneHopBatches(Dataset):
     def __len__(self) -> int:
         return self.batches
 
-    def __getitem__(self, i: int):
+    def examples(self, i: int) -> list[tuple[list, str, list]]:
+        """Batch i as drawn: (facts, context text, asked facts) per example."""
         rng = random.Random(f"{self.seed}-{self.split}-{i}")
         articles = articles_cap(i, self.max_articles, self.articles_ramp)
-        items = [encode_example(self.tokenizer, *draw_example(rng, self.pool, articles, self.max_questions,
-                                                              self.forbidden)[1:])
-                 for _ in range(self.batch_size)]
+        return [draw_example(rng, self.pool, articles, self.max_questions, self.forbidden)
+                for _ in range(self.batch_size)]
+
+    def __getitem__(self, i: int):
+        items = [encode_example(self.tokenizer, context, asked) for _, context, asked in self.examples(i)]
         tokens, mask = right_pad([t for t, _ in items], self.tokenizer.pad_id)
         answer, _ = right_pad([[int(a) for a in m] for _, m in items], 0)
         scored = answer[:, 1:].bool() if self.targets == "answers" else mask[:, 1:].bool()
@@ -124,12 +127,15 @@ class OneHopQADataModule(L.LightningDataModule):
         self.max_articles, self.max_questions = max_articles, max_questions
         self.forbidden = leak_guard([dict(u) for u in leak_guard_universes or []])
 
+    def dataset(self, split: str, batches: int, forbidden: set | None = None) -> OneHopBatches:
+        """The `split`'s batches; `forbidden` replaces the leak guard (an empty set: unguarded, for the leak count)."""
+        return OneHopBatches(self.tokenizer, batches, self.batch_size, self.seed, split,
+                             self.forbidden if forbidden is None else forbidden, self.pool, self.max_articles,
+                             self.max_questions, self.train_targets if split == "train" else "answers",
+                             self.articles_ramp if split == "train" else 0)
+
     def _loader(self, split: str, batches: int):
-        dataset = OneHopBatches(self.tokenizer, batches, self.batch_size, self.seed, split, self.forbidden, self.pool,
-                                self.max_articles, self.max_questions,
-                                self.train_targets if split == "train" else "answers",
-                                self.articles_ramp if split == "train" else 0)
-        return DataLoader(dataset, batch_size=None)
+        return DataLoader(self.dataset(split, batches), batch_size=None)
 
     def train_dataloader(self):
         return self._loader("train", self.train_batches)

@@ -1,7 +1,8 @@
 # DOLORES (issue 45): decomposed scaffolds vs monolithic reasoning at a matched token budget.
 .PHONY: claim-dolores data-phantomwiki reproduce-dolores-phantomwiki-qwen3_8b reproduce-dolores-phantomwiki-qwen3_32b
 
-DOLORES_SEEDS ?= 0,1,2
+# protocol 3 (claims.yaml): new seeds; 0-2 were looked at under the earlier reader, seed 0 in the reader pilots
+DOLORES_SEEDS ?= 3,4,5
 DOLORES_CLAIMS := logs/claims/dolores
 DOLORES_SWEEP := print_config=false trainer.enable_progress_bar=false
 DOLORES_READER := 'task.init_from=$(DOLORES_CLAIMS)/reader/$${seed}'

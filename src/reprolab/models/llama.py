@@ -13,6 +13,10 @@ base/width; embeddings and the head keep their learning rate. Attention uses 1/â
 `attention_mask` [B, T] (1 = token, 0 = padding; optional) hides padded keys and counts positions over real
 tokens only, so a left-padded context gives the logits it gives alone (sampling a batch of prompts of
 different lengths). Without it the model is causal over the whole row, as DeltaMomentum trains it.
+
+`copy_head=True` adds a pointer-generator head (`reprolab.models.pointer.CopyHead`): the output is then log P of the
+mixture of the vocabulary and a copy distribution over the row's earlier tokens (the DOLORES reader copies its answer
+from the context, as extractive readers do); `copy_shift=1` keys it by the previous state (an induction-style copy).
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ import math
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+from reprolab.models.pointer import CopyHead
 
 
 class RMSNorm(nn.Module):
@@ -97,7 +103,8 @@ def swiglu_hidden(d_model: int, multiple_of: int = 64) -> int:
 class LlamaLM(nn.Module):
     def __init__(self, vocab_size: int, d_model: int = 256, n_layer: int = 4, n_head: int = 4,
                  max_seq_len: int = 1024, hidden: int | None = None, init_std: float = 0.02,
-                 mup_base_width: int | None = None, rope_base: float = 10000.0, d_head: int | None = None):
+                 mup_base_width: int | None = None, rope_base: float = 10000.0, d_head: int | None = None,
+                 copy_head: bool = False, copy_shift: int = 0):
         super().__init__()
         if d_head:  # fixed head size (Î¼P width sweeps): as many heads as fit
             n_head = d_model // d_head
@@ -111,6 +118,7 @@ class LlamaLM(nn.Module):
         self.blocks = nn.ModuleList(Block(d_model, n_head, hidden, mult) for _ in range(n_layer))
         self.norm = RMSNorm(d_model)
         self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
+        self.copy = CopyHead(d_model, vocab_size, copy_shift) if copy_head else None
         d_head = d_model // n_head
         inv_freq = rope_base ** (-torch.arange(0, d_head, 2).float() / d_head)
         angles = torch.outer(torch.arange(max_seq_len).float(), inv_freq)
@@ -145,7 +153,9 @@ class LlamaLM(nn.Module):
         cos, sin = cos.to(x.dtype), sin.to(x.dtype)
         for block in self.blocks:
             x = block(x, cos, sin, mask)
-        return self.lm_head(self.norm(x)) / self.width_mult
+        h = self.norm(x)
+        logits = self.lm_head(h) / self.width_mult
+        return logits if self.copy is None else self.copy(h, tokens, logits, attention_mask)
 
     def num_params(self, non_embedding: bool = False) -> int:
         n = sum(p.numel() for p in self.parameters())
