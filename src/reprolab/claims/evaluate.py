@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from reprolab.claims.intervals import log_t_interval, t_interval
+from reprolab.claims.intervals import fisher_z_interval, log_t_interval, t_interval
 from reprolab.claims.spec import Claim, ClaimsError, ClaimsFile
 from reprolab.claims.verdicts import (
     COULD_NOT_FAIL,
@@ -51,9 +51,10 @@ class ClaimResult:
 
     def to_dict(self) -> dict[str, Any]:
         c = self.claim
+        effect = None if c.is_meta else (c.effect if c.paired or c.effect == "correlation" else "level")
         return {
             "id": c.id, "claim": c.claim, "source": c.source, "scale": c.scale, "metric": c.metric,
-            "effect": None if c.is_meta else (c.effect if c.paired else "level"), "direction": c.direction,
+            "effect": effect, "direction": c.direction,
             "threshold": c.threshold, "paper_value": c.paper_value, "verdict": self.verdict, "reason": self.reason,
             "n": self.n, "mean": self.mean, "ci": list(self.ci) if self.ci else None,
             "treatment_mean": self.treatment_mean, "baseline_mean": self.baseline_mean,
@@ -148,6 +149,11 @@ def score_pairs(claim: Claim, pairs: list[dict[str, Any]], commits: list[str] | 
         if len(positive) < len(kept):
             notes.append(f"{len(kept) - len(positive)} pair(s) with a ratio <= 0 (no log scale) left out")
         kept = positive
+    if claim.effect == "correlation":
+        inside = [p for p in kept if abs(p["effect"]) < 1]
+        if len(inside) < len(kept):
+            notes.append(f"{len(kept) - len(inside)} seed(s) with |r| = 1 (no Fisher z) left out")
+        kept = inside
     effects = [p["effect"] for p in kept]
     result = ClaimResult(claim, NOT_RUN, n=len(effects), pairs=kept, commits=list(commits or []),
                          selected=dict(selected or {}))
@@ -157,8 +163,8 @@ def score_pairs(claim: Claim, pairs: list[dict[str, Any]], commits: list[str] | 
         result.reason = "; ".join([f"{len(effects)} complete pair(s): an interval needs 2", *notes])
         result.mean = effects[0] if effects else None
         return result
-    ratio = claim.paired and claim.effect == "ratio"
-    result.mean, low, high = log_t_interval(effects) if ratio else t_interval(effects)
+    interval = {"ratio": log_t_interval, "correlation": fisher_z_interval}.get(claim.effect, t_interval)
+    result.mean, low, high = interval(effects)
     result.ci = (low, high)
     verdict = verdict_for(claim, result.mean, low, high)
     result.verdict = sanity_verdict(verdict) if claim.sanity else verdict

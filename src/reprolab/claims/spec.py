@@ -24,7 +24,7 @@ import yaml
 from reprolab.cli.errors import ReprolabError
 from reprolab.config.compose import REPO_ROOT
 
-EFFECTS = ("difference", "ratio", "relative")
+EFFECTS = ("difference", "ratio", "relative", "correlation")
 DIRECTIONS = ("greater", "less")
 SCALES = ("cpu", "paper")
 CLAIM_KEYS = {
@@ -175,6 +175,10 @@ def _claim(item: Any, where: str) -> Claim:
     _choice(item.get("scale", "cpu"), SCALES, "scale", where)
     if item.get("baseline") is None and item.get("threshold") is None:
         raise ClaimsError(f"{where}: a single-arm claim (no 'baseline') needs an absolute 'threshold'")
+    if item.get("effect") == "correlation" and (item.get("baseline") is not None
+                                                or not -1 < float(item["threshold"]) < 1):
+        raise ClaimsError(f"{where}: effect 'correlation' is a single-arm claim (no 'baseline') on a per-seed "
+                          "correlation, with a threshold inside (-1, 1)")
     best_of = item.get("best_of")
     if best_of is not None and (set(best_of) - {"key", "by", "mode"} or not {"key", "by"} <= set(best_of)
                                 or best_of.get("mode", "min") not in ("min", "max")):

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from reprolab.claims import ClaimsError, evaluate_claims, load_claims
-from reprolab.claims.intervals import log_t_interval, t_interval
+from reprolab.claims.intervals import fisher_z_interval, log_t_interval, t_interval
 from reprolab.claims.scorecard import render_scorecard
 from reprolab.claims.spec import Claim
 from reprolab.claims.verdicts import verdict_for
@@ -50,6 +50,38 @@ def test_t_interval_matches_hand_computation():
     assert (low, high) == pytest.approx((0.24 - HALF, 0.24 + HALF), abs=1e-6)
     with pytest.raises(ValueError):
         t_interval([0.3])
+
+
+def test_fisher_z_interval_matches_hand_computation_and_stays_inside_minus_one_one():
+    # atanh(0.5, 0.6, 0.7) = 0.549306, 0.693147, 0.867301: mean 0.703251, sd 0.159239, half 4.302653 * sd / sqrt 3
+    # = 0.395573, so tanh(0.703251 -/+ 0.395573) = 0.298327, 0.800075 around tanh(0.703251) = 0.606427
+    assert fisher_z_interval([0.5, 0.6, 0.7]) == pytest.approx((0.606427, 0.298327, 0.800075), abs=1e-6)
+    spread = [0.418, -0.049, 0.628]  # DR-rubric's three Spearman rhos: the plain t interval passes 1
+    assert t_interval(spread)[2] > 1
+    mean, low, high = fisher_z_interval(spread)
+    assert -1 < low < mean < high < 1
+    with pytest.raises(ValueError, match="inside"):
+        fisher_z_interval([0.5, 1.0, 0.7])
+
+
+def test_a_correlation_claim_is_scored_on_the_z_scale_and_drops_a_perfect_rho(tmp_path):
+    make_sweep(tmp_path / "sweep", {"adamw": {0: 0.5, 1: 0.6, 2: 0.7, 3: 1.0}})
+    claim = {"id": "rho", "claim": "ranks agree", "runs": ["sweep"], "metric": "test/acc",
+             "treatment": {"optimizer": "adamw"}, "threshold": 0.2, "effect": "correlation"}
+    (result,) = evaluate(tmp_path, claim)
+    assert result.n == 3 and "1 seed(s) with |r| = 1" in result.reason
+    assert (result.mean, *result.ci) == pytest.approx((0.606427, 0.298327, 0.800075), abs=1e-6)
+    assert result.verdict == "reproduces" and result.to_dict()["effect"] == "correlation"
+    (strict,) = evaluate(tmp_path, {**claim, "threshold": 0.5})
+    assert strict.verdict == "direction only"
+
+
+@pytest.mark.parametrize("extra", [{"baseline": {"optimizer": "sgd"}, "threshold": 0.0}, {"threshold": 1.5}])
+def test_a_correlation_claim_must_be_single_arm_with_a_threshold_inside_the_range(tmp_path, extra):
+    claim = {"id": "rho", "claim": "ranks agree", "runs": ["sweep"], "metric": "test/acc",
+             "treatment": {"optimizer": "adamw"}, "effect": "correlation", **extra}
+    with pytest.raises(ClaimsError, match="correlation"):
+        load_claims(write_claims(tmp_path, [claim]))
 
 
 def test_paired_difference_pairs_by_seed_and_reproduces(tmp_path, sweep):
