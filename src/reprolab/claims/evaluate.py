@@ -97,6 +97,9 @@ def evaluate_claims(claims_file: ClaimsFile, runs_root: Path | None = None) -> l
     return [results[c.id] for c in claims_file.everything]
 
 
+THREADS_NOTE = "runs on different torch thread counts"
+
+
 def evaluate_claim(claim: Claim, folders: list[Path], cache: dict | None = None) -> ClaimResult:
     missing = [_shown(f) for f in folders if not f.is_dir()]
     if missing:
@@ -130,6 +133,9 @@ def _score(claim: Claim, chosen: dict[str, dict[tuple, Run]], selected: dict) ->
     used = [runs[k] for runs in chosen.values() for k in keys]
     commits = sorted({str(r.metrics.get("git_commit") or "unknown") for r in used})
     notes = [f"{dropped} pair(s) without a finite {claim.metric} (diverged or not logged)"] if dropped else []
+    threads = sorted({r.metrics["torch_threads"] for r in used if isinstance(r.metrics.get("torch_threads"), int)})
+    if len(threads) > 1:  # CPU kernels' reduction order follows the thread count, so the arms are not like for like
+        notes.append(f"{THREADS_NOTE} {threads}: rerun every arm under one (make's CPU1 sets 1)")
     return score_pairs(claim, pairs, commits=commits, selected=selected, notes=notes)
 
 

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from reprolab.claims.evaluate import ClaimResult, evaluate_meta, score_pairs, with_trivial
+from reprolab.claims.evaluate import THREADS_NOTE, ClaimResult, evaluate_meta, score_pairs, with_trivial
 from reprolab.claims.spec import Claim, ClaimsFile
 from reprolab.claims.verdicts import NOT_RUN
 
@@ -62,7 +62,8 @@ def merge_with_recorded(claims_file: ClaimsFile, results: list[ClaimResult]) -> 
 
 def rescore(claim: Claim, old: dict[str, Any]) -> ClaimResult:
     """A recorded result re-scored from its recorded pairs by the current rules (and its trivial arm's)."""
-    notes = [n for n in str(old.get("reason") or "").split("; ") if "pair(s) without a finite" in n]
+    notes = [n for n in str(old.get("reason") or "").split("; ")
+             if "pair(s) without a finite" in n or n.startswith(THREADS_NOTE)]
     result = score_pairs(claim, list(old.get("pairs") or []), commits=old.get("commits"),
                          selected=old.get("selected"), notes=notes)
     trivial = old.get("trivial")

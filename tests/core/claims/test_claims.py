@@ -11,6 +11,7 @@ import yaml
 
 from reprolab.claims import ClaimsError, evaluate_claims, load_claims
 from reprolab.claims.intervals import fisher_z_interval, log_t_interval, t_interval
+from reprolab.claims.report import rescore
 from reprolab.claims.scorecard import render_scorecard
 from reprolab.claims.spec import Claim
 from reprolab.claims.verdicts import verdict_for
@@ -457,3 +458,14 @@ def test_a_recorded_partial_result_is_kept_when_its_runs_are_absent(tmp_path, sw
     assert claims_cli.main(["--file", str(path), "--runs-root", str(tmp_path / "elsewhere")]) == 0
     again = json.loads(record.read_text())["claims"][0]
     assert again["kept"] and again["verdict"] == "not run" and again["n"] == 1 and again["mean"] is not None
+
+
+def test_arms_run_on_different_thread_counts_are_named_in_the_reason(tmp_path, sweep):
+    (same,) = evaluate(tmp_path, paired())
+    assert "thread" not in same.reason
+    for i, threads in enumerate([1, 1, 1, 2, 2, 2]):  # sgd's runs on one thread, adamw's on two
+        path = sweep / str(i) / "metrics.json"
+        path.write_text(json.dumps({**json.loads(path.read_text()), "torch_threads": threads}))
+    (mixed,) = evaluate(tmp_path, paired())
+    assert "different torch thread counts [1, 2]" in mixed.reason and mixed.verdict == "reproduces"
+    assert "different torch thread counts [1, 2]" in rescore(mixed.claim, mixed.to_dict()).reason  # kept on re-score
