@@ -90,6 +90,18 @@ claim-darsm-fiml: ## CPU claim check, FIML arm: invert beta (once), learn beta =
 	$(TABLE) $(DARSM_FIML_DUCT_RUNS) --group-by setting --metric $(DARSM_DUCT_METRICS) --name fiml_duct_cpu --results experiments/darsm/RESULTS.md
 	$(CLAIMS) darsm
 
+# FIML's two open choices on the channel (no claim): the prior weight lambda and the production term beta multiplies.
+.PHONY: explore-darsm-fiml
+DARSM_FIML_EXPLORE := logs/explore/darsm_fiml
+DARSM_FIML_GRID := task.source=omega,k task.prior_weight=0,1e-4,1e-3,1e-2,1e-1
+explore-darsm-fiml: ## EXPLORATORY, no claim: channel FIML over lambda (0..1e-1) x beta's term (omega, k), 3 seeds (~12 CPU-min) -> a RESULTS.md table
+	-$(CPU1) $(TRAIN) -m experiment=darsm/channel_fiml_invert_cpu $(DARSM_FIML_GRID) seed=0 print_config=false \
+	  hydra.sweep.dir=$(DARSM_FIML_EXPLORE)/invert 'hydra.sweep.subdir=$${task.source}_$${task.prior_weight}'
+	-$(CPU1) $(TRAIN) -m experiment=darsm/channel_fiml_cpu $(DARSM_FIML_GRID) seed=$(DARSM_SEEDS) print_config=false \
+	  'task.inversion_run=$(DARSM_FIML_EXPLORE)/invert/$${task.source}_$${task.prior_weight}' hydra.sweep.dir=$(DARSM_FIML_EXPLORE)/learn
+	$(TABLE) $(DARSM_FIML_EXPLORE)/learn --group-by task.source task.prior_weight --metric test/u_rel_l2_unseen \
+	  test/u_rel_l2_train test/solve_residual_max --name fiml_explore --results experiments/darsm/RESULTS.md
+
 .PHONY: claim-darsm-duct-unrolled
 claim-darsm-duct-unrolled: ## CPU claim check: the duct's unrolled-AD arm (10 PTC iterates per step), 3 seeds, against claim-darsm-duct's adjoint arm
 	-$(CPU1) $(TRAIN) -m experiment=darsm/duct_unrolled_cpu seed=$(DARSM_SEEDS) print_config=false hydra.sweep.dir=logs/claims/darsm/duct_unrolled
