@@ -14,6 +14,11 @@ Batch i is drawn by a generator seeded (seed, split, i): runs repeat exactly.
 al. 2022): training batch i draws contexts of 1..cap(i) articles, cap growing linearly from 1 at batch 0 to
 `max_articles` at batch `articles_ramp`, so the reader first learns to look a fact up in one article (pilot E) and
 then to find the right person among more. Validation and test always draw 1..`max_articles`.
+
+`min_articles` > 1 (protocol 4) is a floor on the training contexts: every one names at least that many people, so
+a reader that matches the asked relation but not the subject is never optimal (with one article it is, and the
+copy-head reader of protocol 3 stayed on that plateau on two seeds of three: README, "The reader"). Validation and
+test still draw 1..`max_articles`.
 """
 
 from __future__ import annotations
@@ -33,9 +38,9 @@ _FORMAT = ToyFormat()  # the scaffolds' toy prompts (task.format): the reader le
 
 
 def draw_example(rng: random.Random, pool: tuple[str, ...], max_articles: int, max_questions: int,
-                 forbidden: set) -> tuple[list[tuple[str, str, str]], str, list[tuple[str, str, str]]]:
-    """(every fact drawn, the prompt text, the asked facts)."""
-    people = rng.sample(pool, rng.randint(1, max_articles))
+                 forbidden: set, min_articles: int = 1) -> tuple[list[tuple[str, str, str]], str, list[tuple[str, str, str]]]:
+    """(every fact drawn, the prompt text, the asked facts); min_articles..max_articles people."""
+    people = rng.sample(pool, rng.randint(min_articles, max_articles))
     articles, facts = [], []
     for person in people:
         own = []
@@ -80,11 +85,12 @@ def articles_cap(i: int, max_articles: int, ramp: int) -> int:
 
 class OneHopBatches(Dataset):
     def __init__(self, tokenizer, batches: int, batch_size: int, seed, split: str, forbidden: set, pool: int,
-                 max_articles: int, max_questions: int, targets: str = "answers", articles_ramp: int = 0):
+                 max_articles: int, max_questions: int, targets: str = "answers", articles_ramp: int = 0,
+                 min_articles: int = 1):
         self.tokenizer, self.batches, self.batch_size, self.targets = tokenizer, batches, batch_size, targets
         self.seed, self.split, self.forbidden = seed, split, forbidden
         self.pool, self.max_articles, self.max_questions = name_pool(pool), max_articles, max_questions
-        self.articles_ramp = articles_ramp
+        self.articles_ramp, self.min_articles = articles_ramp, min_articles
 
     def __len__(self) -> int:
         return self.batches
@@ -93,8 +99,8 @@ class OneHopBatches(Dataset):
         """Batch i as drawn: (facts, context text, asked facts) per example."""
         rng = random.Random(f"{self.seed}-{self.split}-{i}")
         articles = articles_cap(i, self.max_articles, self.articles_ramp)
-        return [draw_example(rng, self.pool, articles, self.max_questions, self.forbidden)
-                for _ in range(self.batch_size)]
+        return [draw_example(rng, self.pool, articles, self.max_questions, self.forbidden,
+                             min(self.min_articles, articles)) for _ in range(self.batch_size)]
 
     def __getitem__(self, i: int):
         items = [encode_example(self.tokenizer, context, asked) for _, context, asked in self.examples(i)]
@@ -106,19 +112,23 @@ class OneHopBatches(Dataset):
 
 
 class OneHopQADataModule(L.LightningDataModule):
-    """Train: `train_batches` drawn batches (context length by `articles_ramp`); val/test: `eval_batches` fixed
+    """Train: `train_batches` drawn batches (context length by `articles_ramp`, `min_articles`); val/test: `eval_batches` fixed
     batches each (other seeds), always 1..`max_articles` articles."""
 
     def __init__(self, tokenizer, batch_size: int = 32, train_batches: int = 1000, eval_batches: int = 4,
                  max_articles: int = 8, max_questions: int = 3, pool: int = 600, seed: int = 0,
-                 leak_guard_universes: list | None = None, train_targets: str = "all", articles_ramp: int = 0):
+                 leak_guard_universes: list | None = None, train_targets: str = "all", articles_ramp: int = 0,
+                 min_articles: int = 1):
         super().__init__()
         if batch_size < 1 or train_batches < 1 or max_articles < 1 or max_questions < 1:
             raise ConfigError("data.batch_size, train_batches, max_articles and max_questions must be >= 1")
         if isinstance(articles_ramp, bool) or not isinstance(articles_ramp, int) or articles_ramp < 0:
             raise ConfigError(f"data.articles_ramp={articles_ramp!r}: the curriculum's length in training batches "
                               "must be an integer >= 0 (0: no curriculum)")
-        self.articles_ramp = articles_ramp
+        if isinstance(min_articles, bool) or not isinstance(min_articles, int) or not 1 <= min_articles <= max_articles:
+            raise ConfigError(f"data.min_articles={min_articles!r}: the fewest articles of a training context must be "
+                              f"an integer in 1..data.max_articles={max_articles}")
+        self.articles_ramp, self.min_articles = articles_ramp, min_articles
         if train_targets not in ("answers", "all"):
             raise ConfigError(f"data.train_targets={train_targets!r}; choose answers or all")
         self.train_targets = train_targets
@@ -132,7 +142,8 @@ class OneHopQADataModule(L.LightningDataModule):
         return OneHopBatches(self.tokenizer, batches, self.batch_size, self.seed, split,
                              self.forbidden if forbidden is None else forbidden, self.pool, self.max_articles,
                              self.max_questions, self.train_targets if split == "train" else "answers",
-                             self.articles_ramp if split == "train" else 0)
+                             self.articles_ramp if split == "train" else 0,
+                             self.min_articles if split == "train" else 1)
 
     def _loader(self, split: str, batches: int):
         return DataLoader(self.dataset(split, batches), batch_size=None)

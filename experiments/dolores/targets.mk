@@ -1,8 +1,8 @@
 # DOLORES (issue 45): decomposed scaffolds vs monolithic reasoning at a matched token budget.
 .PHONY: claim-dolores data-phantomwiki reproduce-dolores-phantomwiki-qwen3_8b reproduce-dolores-phantomwiki-qwen3_32b
 
-# protocol 3 (claims.yaml): new seeds; 0-2 were looked at under the earlier reader, seed 0 in the reader pilots
-DOLORES_SEEDS ?= 3,4,5
+# protocol 4 (claims.yaml): new seeds; 0-2 were looked at in the reader pilots and protocols 1-2, 3-5 in protocol 3
+DOLORES_SEEDS ?= 6,7,8
 DOLORES_CLAIMS := logs/claims/dolores
 DOLORES_SWEEP := print_config=false trainer.enable_progress_bar=false
 DOLORES_READER := 'task.init_from=$(DOLORES_CLAIMS)/reader/$${seed}'

@@ -16,7 +16,8 @@ different lengths). Without it the model is causal over the whole row, as DeltaM
 
 `copy_head=True` adds a pointer-generator head (`reprolab.models.pointer.CopyHead`): the output is then log P of the
 mixture of the vocabulary and a copy distribution over the row's earlier tokens (the DOLORES reader copies its answer
-from the context, as extractive readers do); `copy_shift=1` keys it by the previous state (an induction-style copy).
+from the context, as extractive readers do); `copy_shift=1` keys it by the previous state (an induction-style copy),
+`copy_span=2` by the two states before it.
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ class LlamaLM(nn.Module):
     def __init__(self, vocab_size: int, d_model: int = 256, n_layer: int = 4, n_head: int = 4,
                  max_seq_len: int = 1024, hidden: int | None = None, init_std: float = 0.02,
                  mup_base_width: int | None = None, rope_base: float = 10000.0, d_head: int | None = None,
-                 copy_head: bool = False, copy_shift: int = 0):
+                 copy_head: bool = False, copy_shift: int = 0, copy_span: int = 1):
         super().__init__()
         if d_head:  # fixed head size (μP width sweeps): as many heads as fit
             n_head = d_model // d_head
@@ -118,7 +119,7 @@ class LlamaLM(nn.Module):
         self.blocks = nn.ModuleList(Block(d_model, n_head, hidden, mult) for _ in range(n_layer))
         self.norm = RMSNorm(d_model)
         self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
-        self.copy = CopyHead(d_model, vocab_size, copy_shift) if copy_head else None
+        self.copy = CopyHead(d_model, vocab_size, copy_shift, copy_span) if copy_head else None
         d_head = d_model // n_head
         inv_freq = rope_base ** (-torch.arange(0, d_head, 2).float() / d_head)
         angles = torch.outer(torch.arange(max_seq_len).float(), inv_freq)

@@ -44,6 +44,26 @@ def test_a_shifted_copy_head_copies_the_token_after_the_earlier_match():
     assert p[3].argmax() == 4 and p[3, 4] > 0.99
 
 
+def test_a_two_state_key_tells_two_facts_of_one_relation_apart():
+    """span 2: query and key hold the subject's and the relation's states, so `s1 r` copies s1's object, not s2's;
+    with span 1 the two facts of relation r tie (the relation-only plateau of the DOLORES reader)."""
+    s1, r, o1, s2, o2, q = range(6)
+    tokens = torch.tensor([[s1, r, o1, s2, r, o2, q, s1, r]])
+    copied = {}
+    for span in (1, 2):
+        head = CopyHead(d_model=6, vocab_size=6, shift=1, span=span)
+        with torch.no_grad():               # states = one-hot tokens; q = k = 10 [I ... I]: the sum of the states
+            head.q.weight.copy_(10 * torch.eye(6).repeat(1, span))
+            head.k.weight.copy_(10 * torch.eye(6).repeat(1, span))
+            nn.init.zeros_(head.gate.weight)
+            head.gate.bias.fill_(-30.0)
+        copied[span] = head(torch.eye(6)[tokens], tokens, torch.zeros(1, 9, 6)).exp()[0, -1].tolist()
+    assert copied[2][o1] > 0.99
+    assert copied[1][o1] == pytest.approx(0.5, abs=1e-3) and copied[1][o2] == pytest.approx(0.5, abs=1e-3)
+    with pytest.raises(ValueError, match="span"):
+        CopyHead(d_model=6, vocab_size=6, span=0)
+
+
 def test_copy_head_ignores_padded_keys():
     torch.manual_seed(0)
     head = CopyHead(d_model=4, vocab_size=6)
@@ -55,6 +75,9 @@ def test_copy_head_ignores_padded_keys():
     shifted = CopyHead(d_model=4, vocab_size=6, shift=1)
     torch.testing.assert_close(shifted(h, tokens, torch.zeros(1, 5, 6), mask)[0, 2:],
                                shifted(h[:, 2:], tokens[:, 2:], torch.zeros(1, 3, 6))[0])
+    spanned = CopyHead(d_model=4, vocab_size=6, shift=1, span=2)   # a padded state is never part of a key or query
+    torch.testing.assert_close(spanned(h, tokens, torch.zeros(1, 5, 6), mask)[0, 2:],
+                               spanned(h[:, 2:], tokens[:, 2:], torch.zeros(1, 3, 6))[0])
 
 
 def test_llama_with_a_copy_head_gives_log_probabilities_and_stays_causal():

@@ -70,6 +70,24 @@ def test_the_length_curriculum_grows_contexts_from_one_article_and_leaves_evalua
         OneHopQADataModule(tok, articles_ramp=True)
 
 
+def test_the_article_floor_keeps_one_article_contexts_out_of_training_only():
+    tok = WordTokenizer(pool=64)
+    floored = sum((_articles_per_example(tok, OneHopBatches(tok, 8, 16, 0, "train", set(), 64, 6, 3,
+                                                            min_articles=4)[i][0]) for i in range(8)), [])
+    assert min(floored) == 4 and max(floored) == 6
+    plain = sum((_articles_per_example(tok, OneHopBatches(tok, 8, 16, 0, "train", set(), 64, 6, 3)[i][0])
+                 for i in range(8)), [])
+    assert min(plain) == 1                                  # the default floor 1 draws one-article contexts
+    data = OneHopQADataModule(tok, batch_size=16, train_batches=8, eval_batches=8, max_articles=6, pool=64,
+                              min_articles=4)
+    assert min(_articles_per_example(tok, next(iter(data.train_dataloader()))[0])) >= 4
+    val = sum((_articles_per_example(tok, x) for x, _ in data.val_dataloader()), [])
+    assert min(val) == 1                                    # evaluation keeps 1..max_articles
+    for bad in (0, 7, True, 2.0):
+        with pytest.raises(ConfigError, match="min_articles"):
+            OneHopQADataModule(tok, max_articles=6, min_articles=bad)
+
+
 def test_phantomwiki_questions_parse_into_paths():
     assert parse_path("Who is the nephew of the friend of Dino Beltran?") == ("Dino Beltran", ["friend", "nephew"])
     assert parse_path("What is the hobby of Ann Lee?") == ("Ann Lee", ["hobby"])
