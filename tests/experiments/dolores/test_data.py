@@ -8,8 +8,15 @@ import random
 import pytest
 
 from experiments.dolores.phantomwiki import PhantomWikiDataModule, download, parse_path, split_name
-from experiments.dolores.qa_data import (OneHopBatches, OneHopQADataModule, articles_cap, draw_example, encode_example,
-                                         leak_guard, leaked_facts)
+from experiments.dolores.qa_data import (
+    OneHopBatches,
+    OneHopQADataModule,
+    articles_cap,
+    draw_example,
+    encode_example,
+    leak_guard,
+    leaked_facts,
+)
 from experiments.dolores.tokenizer import WordTokenizer
 from experiments.dolores.universe import ATTRIBUTES, RELATIONS, Universe, name_pool
 from reprolab.cli.errors import ConfigError, DatasetNotFoundError
