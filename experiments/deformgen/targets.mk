@@ -26,7 +26,7 @@ claim-deformgen: ## 1 Source / SMG* / DG* / DG / per-particle noise / DG manip_k
 	$(MAKE) table-deformgen
 	$(CLAIMS) deformgen
 
-claim-deformgen-act: ## The ACT claims (1 Source / DG / SMG* with ACT, seeds 3-5; ~40 CPU-min: beyond one core's 15 min, so not part of claim-deformgen), their table and every verdict
+claim-deformgen-act: ## The ACT claims (1 Source / DG / SMG* with ACT, seeds 3-5; 2194 CPU-s (37 CPU-min, 53 min wall on the shared machine) measured at e11ee2a: beyond one core's 15 min, so not part of claim-deformgen), their table and every verdict
 	$(foreach arm,$(DEFORMGEN_ACT_ARMS),$(call deformgen_act_arm,$(arm)))
 	$(MAKE) table-deformgen-act
 	$(CLAIMS) deformgen
