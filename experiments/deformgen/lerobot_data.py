@@ -22,9 +22,9 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
+from experiments.deformgen.data import check_obs_steps
 from reprolab.cli.errors import ConfigError, DatasetNotFoundError
 from reprolab.config.extras import require
-from experiments.deformgen.data import check_obs_steps
 from reprolab.models.act import action_chunks
 from reprolab.models.diffusion_policy import dp_windows
 

@@ -1,34 +1,29 @@
 # DeformGen (arXiv 2606.25939): the CPU claim check on the planar rope, the released datasets, paper scale.
-.PHONY: claim-deformgen claim-deformgen-act table-deformgen table-deformgen-act act-deformgen data-deformgen reproduce-deformgen-rope reproduce-deformgen-rope-act \
+.PHONY: claim-deformgen claim-deformgen-act claim-deformgen-warp table-deformgen-warp table-deformgen table-deformgen-act act-deformgen data-deformgen reproduce-deformgen-rope reproduce-deformgen-rope-act \
   reproduce-deformgen-rope-dp dp-deformgen reproduce-deformgen
 
 DEFORMGEN_CLAIMS := logs/claims/deformgen
 DEFORMGEN_SEEDS ?= 0,1,2
-DEFORMGEN_SWEEP := print_config=false trainer.enable_progress_bar=false seed=$(DEFORMGEN_SEEDS)
 DEFORMGEN_METRICS := test/success_drag test/success_impulse test/success_grid test/success_mean test/n_demos \
   test/accept_rate test/fp_drag test/fp_impulse test/fp_grid
 DEFORMGEN_ARMS := source smg dgstar dg noise dg_k5
 
-define deformgen_arm
-	-$(CPU1) $(TRAIN) -m experiment=deformgen/$(1)_cpu $(DEFORMGEN_SWEEP) hydra.sweep.dir=$(DEFORMGEN_CLAIMS)/$(1)
+# One claim sweep: $(1) the preset, $(2) the seeds, $(3) the sweep folder.
+define deformgen_sweep
+	-$(CPU1) $(TRAIN) -m experiment=deformgen/$(1) print_config=false trainer.enable_progress_bar=false seed=$(2) \
+	  hydra.sweep.dir=$(3)
 
 endef
 # ACT as the policy: the pre-registered ACT claims read seeds 3-5 only (0-2 were an exploratory run, act-deformgen).
 DEFORMGEN_ACT_SEEDS := 3,4,5
 DEFORMGEN_ACT_ARMS := source dg smg
-define deformgen_act_arm
-	-$(CPU1) $(TRAIN) -m experiment=deformgen/$(1)_act_cpu print_config=false trainer.enable_progress_bar=false \
-	  seed=$(DEFORMGEN_ACT_SEEDS) hydra.sweep.dir=$(DEFORMGEN_CLAIMS)/act_$(1)
-
-endef
-claim-deformgen: ## 1 Source / SMG* / DG* / DG / per-particle noise / DG manip_k=5 on the planar rope (MLP, seeds 0-2) and 1 Source / DG / SMG* with ACT (seeds 3-5), closed-loop on 3 shared test sets -> RESULTS.md + claim verdicts
-	$(foreach arm,$(DEFORMGEN_ARMS),$(call deformgen_arm,$(arm)))
-	$(foreach arm,$(DEFORMGEN_ACT_ARMS),$(call deformgen_act_arm,$(arm)))
-	$(MAKE) table-deformgen table-deformgen-act
+claim-deformgen: ## 1 Source / SMG* / DG* / DG / per-particle noise / DG manip_k=5 on the planar rope (MLP, seeds 0-2), closed-loop on 3 shared test sets -> RESULTS.md + claim verdicts (~40 CPU-s a run, ~12 CPU-min for 18 runs, measured at f431ebf)
+	$(foreach arm,$(DEFORMGEN_ARMS),$(call deformgen_sweep,$(arm)_cpu,$(DEFORMGEN_SEEDS),$(DEFORMGEN_CLAIMS)/$(arm)))
+	$(MAKE) table-deformgen
 	$(CLAIMS) deformgen
 
-claim-deformgen-act: ## Only the ACT claims' sweeps (1 Source / DG / SMG* with ACT, seeds 3-5; ~40 CPU-min), their table and every verdict
-	$(foreach arm,$(DEFORMGEN_ACT_ARMS),$(call deformgen_act_arm,$(arm)))
+claim-deformgen-act: ## The ACT claims (1 Source / DG / SMG* with ACT, seeds 3-5; 2194 CPU-s (37 CPU-min, 53 min wall on the shared machine) measured at e11ee2a: beyond one core's 15 min, so not part of claim-deformgen), their table and every verdict
+	$(foreach arm,$(DEFORMGEN_ACT_ARMS),$(call deformgen_sweep,$(arm)_act_cpu,$(DEFORMGEN_ACT_SEEDS),$(DEFORMGEN_CLAIMS)/act_$(arm)))
 	$(MAKE) table-deformgen-act
 	$(CLAIMS) deformgen
 
@@ -39,6 +34,20 @@ table-deformgen: ## RESULTS.md's claim table from the finished claim runs
 table-deformgen-act: ## RESULTS.md's ACT claim table from the finished ACT claim runs
 	$(TABLE) $(DEFORMGEN_CLAIMS)/act_source $(DEFORMGEN_CLAIMS)/act_dg $(DEFORMGEN_CLAIMS)/act_smg --group-by setting \
 	  --metric $(DEFORMGEN_METRICS) --name claim_act_cpu --results experiments/deformgen/RESULTS.md
+
+# DG against its two one-seed arms as claims (per-particle noise, manip_k 5), new seeds 3-5 with DG's own runs; kept
+# out of logs/claims/deformgen so the MLP claim table (seeds 0-2) does not mix them in.
+DEFORMGEN_WARP := logs/claims/deformgen_warp
+DEFORMGEN_WARP_ARMS := dg noise dg_k5
+DEFORMGEN_WARP_SEEDS := 3,4,5
+claim-deformgen-warp: ## DG (released manip_k 99999) vs DG manip_k 5 and vs per-particle noise (MLP, seeds 3-5; 9 runs of ~40 CPU-s), their table and every verdict
+	$(foreach arm,$(DEFORMGEN_WARP_ARMS),$(call deformgen_sweep,$(arm)_cpu,$(DEFORMGEN_WARP_SEEDS),$(DEFORMGEN_WARP)/$(arm)))
+	$(MAKE) table-deformgen-warp
+	$(CLAIMS) deformgen
+
+table-deformgen-warp: ## RESULTS.md's table of the DG / noise / DG manip_k 5 claim runs (seeds 3-5)
+	$(TABLE) $(DEFORMGEN_WARP) --group-by setting --metric $(DEFORMGEN_METRICS) --name claim_warp_cpu \
+	  --results experiments/deformgen/RESULTS.md
 
 DEFORMGEN_ACT := logs/explore/deformgen_act
 DEFORMGEN_MLP := logs/explore/deformgen_mlp

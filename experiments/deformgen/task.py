@@ -10,15 +10,17 @@ equal across arms exactly when the test states are).
 With a chunking policy (`model: act`, ACT, and `data.chunk` = its k) the same task trains on (observation,
 k-action chunk, is_pad) triples by ACT's loss (Zhao et al. 2023, §IV): L1 on the scaled motion of every
 unpadded step, the grip's BCE on its logit (the paper's gripper is a continuous joint under the same L1; ours
-is a binary command, as for the MLP), plus `kl_weight` (β) times the CVAE's KL; in closed loop it queries the
-policy at every step with z = 0 and executes the temporal ensemble of the overlapping chunks (rate
-`ensemble_m`), averaging the network outputs (scaled motion and grip logit) before they become an action.
+is a binary command, as for the MLP), plus `kl_weight` (β) times the CVAE's KL.
 
 With Diffusion Policy (`model: deformgen_dp`; Chi et al. 2023; `data.chunk` = its T_p, `data.obs_steps` = its T_o)
 the task trains on (T_o observations, T_p actions from t − T_o + 1) by the ε-prediction loss of the policy (eq. 5)
 on the same scaled motion with the grip as ±1 (so an output > 0 closes the gripper, as a logit > 0 does), after
-fitting the policy's min-max normaliser on the training split; in closed loop it denoises a sequence every T_a
-steps and executes its T_a actions (receding horizon, §III-C).
+fitting the policy's min-max normaliser on the training split.
+
+In closed loop the policy's own `executor()` decides which network output is executed at each step (one query per
+step for the MLP; ACT's temporal ensemble of overlapping chunks, rate `model.ensemble_m`, with z = 0; Diffusion
+Policy's receding horizon, T_a of every T_p, §III-C); the task maps that output (scaled motion, grip logit or ±1) to
+an action, so it holds no per-policy execution rule.
 """
 
 from __future__ import annotations
@@ -29,8 +31,6 @@ import torch.nn.functional as F
 from reprolab.cli.errors import ConfigError
 from reprolab.models.act import chunk_loss, masked_l1
 from reprolab.models.diffusion_policy import DiffusionPolicy
-from reprolab.models.receding_horizon import RecedingHorizon
-from reprolab.models.temporal_ensemble import TemporalEnsemble
 from reprolab.tasks.base import StagedTask, Task
 
 
@@ -54,14 +54,15 @@ def fit_diffusion_normalizer(model, dm, target=lambda a: a) -> None:
 
 
 class BehaviourCloningTask(Task):
-    def __init__(self, model, optimizer, scheduler=None, grip_weight: float = 1.0, kl_weight: float = 10.0,
-                 ensemble_m: float = 0.01):
+    def __init__(self, model, optimizer, scheduler=None, grip_weight: float = 1.0, kl_weight: float = 10.0):
         super().__init__(model, optimizer, scheduler)
+        if not hasattr(model, "executor"):
+            raise ConfigError(f"{type(model).__name__} has no executor() (its closed-loop rule); use a policy model "
+                              "from reprolab.models (mlp.MLP, act.ACT, diffusion_policy.DiffusionPolicy)")
         self.grip_weight, self.kl_weight = grip_weight, kl_weight
         self.chunk = getattr(model, "chunk", 0)
         self.diffusion = isinstance(model, DiffusionPolicy)
-        self.ensemble = TemporalEnsemble(ensemble_m) if self.chunk and not self.diffusion else None
-        self.executor = RecedingHorizon(model.obs_steps) if self.diffusion else None
+        self.executor = model.executor()
 
     def on_fit_start(self) -> None:
         linear = [m for m in self.model.modules() if isinstance(m, torch.nn.Linear)]
@@ -120,24 +121,11 @@ class BehaviourCloningTask(Task):
         self.log("val/grip_bce", grip, batch_size=size)
 
     def policy(self, obs: torch.Tensor, t: int) -> torch.Tensor:
-        """The closed-loop controller: network outputs back in metres / radians, grip closed when p > 1/2. A
-        chunking policy is queried with z = 0 at every step and its chunks ensembled (a new episode at t = 0); Diffusion
-        Policy plans T_p actions from its last T_o observations every T_a steps and executes T_a of them."""
-        if self.diffusion:
-            if t == 0:
-                self.executor.reset()
-            self.executor.observe(obs)
-            if self.executor.due():
-                seq = self.model.sample(self.executor.history().to(self.device))
-                self.executor.plan(self.model.executed(seq).double().cpu())
-            out = self.executor.action()
-        elif self.chunk:
-            if t == 0:
-                self.ensemble.reset()
-            self.ensemble.add(t, self.model(obs.to(self.device))[0].double().cpu())
-            out = self.ensemble.action(t)
-        else:
-            out = self.model(obs.to(self.device)).double().cpu()
+        """The closed-loop controller: the policy's executor gives the output executed at step t (a new episode at
+        t = 0), mapped back to metres / radians, the grip closed when its output is > 0 (p > 1/2, or +1)."""
+        if t == 0:
+            self.executor.reset()
+        out = self.executor.act(obs)
         return torch.cat([out[:, :-1] * self._scale().double(), (out[:, -1:] > 0).double()], 1)
 
     def test_step(self, batch, batch_idx):

@@ -6,8 +6,8 @@ k-step action chunk and gives the mean and log-variance of a style variable z; t
 reads the observation and z with a transformer encoder and predicts the whole chunk of k future actions with
 a transformer decoder whose k queries are learned embeddings (DETR-style). Training samples z by the
 reparameterisation trick; at test time z = 0, the prior's mean. The loss (L1 on the chunk + β · KL) is
-`chunk_loss`, which every task training ACT calls; the temporal ensembling of overlapping chunks at test time
-(`temporal_ensemble.py`) belongs to the task.
+`chunk_loss`, which every task training ACT calls; `executor()` is its closed-loop rule, the temporal ensemble of
+overlapping chunks at rate `ensemble_m` (`temporal_ensemble.py`).
 
 Ours, not the paper's: the observation (a vector, no images) is projected by one linear layer into
 `obs_tokens` tokens where the paper has a ResNet feature map per camera plus one joint-position token; the
@@ -19,6 +19,9 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+from reprolab.models.executor import cpu_predictor
+from reprolab.models.temporal_ensemble import TemporalEnsemble
 
 
 def kl_divergence(mu: torch.Tensor, logvar: torch.Tensor) -> torch.Tensor:
@@ -38,13 +41,13 @@ class ACT(nn.Module):
 
     def __init__(self, in_features: int, num_classes: int, chunk: int = 10, d_model: int = 64, heads: int = 4,
                  enc_layers: int = 2, dec_layers: int = 2, ff: int = 256, latent: int = 32, obs_tokens: int = 4,
-                 dropout: float = 0.1):
+                 dropout: float = 0.1, ensemble_m: float = 0.01):
         super().__init__()
         if chunk < 1 or obs_tokens < 1 or d_model % heads:
             raise ValueError(f"ACT needs chunk >= 1, obs_tokens >= 1 and d_model divisible by heads; got chunk={chunk}, "
                              f"obs_tokens={obs_tokens}, d_model={d_model}, heads={heads}")
         self.in_features, self.num_classes, self.chunk = in_features, num_classes, chunk
-        self.latent, self.obs_tokens, self.d_model = latent, obs_tokens, d_model
+        self.latent, self.obs_tokens, self.d_model, self.ensemble_m = latent, obs_tokens, d_model, ensemble_m
         self.obs_proj = nn.Linear(in_features, obs_tokens * d_model)
         # the CVAE encoder: [CLS], observation tokens, action tokens -> (mu, logvar) of z
         self.cls = nn.Parameter(torch.zeros(1, 1, d_model))
@@ -86,6 +89,10 @@ class ACT(nn.Module):
         memory = self.encoder(torch.cat([self.latent_proj(z)[:, None], tokens], 1) + self.obs_pos)
         out = self.decoder(self.queries.expand(len(obs), -1, -1), memory)
         return self.head(out), mu, logvar
+
+    def executor(self) -> TemporalEnsemble:
+        """Closed loop (§IV-A): query the chunk at every step with z = 0 and execute the temporal ensemble."""
+        return TemporalEnsemble(cpu_predictor(self, lambda obs: self(obs)[0]), self.ensemble_m)
 
 
 def action_chunks(actions: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:

@@ -4,7 +4,7 @@ Policy Learning via Action Diffusion"), on a flat observation vector (the paper'
 At time t the policy reads the last T_o observations O_t (`n_obs_steps`) and denoises an action sequence A_t of T_p
 steps (`horizon`), starting at the first observed step t − T_o + 1 (§III-A, Fig. 3); the closed loop executes T_a of
 them (`n_action_steps`, from index T_o − 1, the current step) and then plans again (receding horizon, §III-C;
-`receding_horizon.py`). The noise predictor ε_θ(O_t, A_t^k, k) is the 1-D temporal U-Net with FiLM conditioning on
+`receding_horizon.py`, `executor()`). The noise predictor ε_θ(O_t, A_t^k, k) is the 1-D temporal U-Net with FiLM conditioning on
 the observation features (§III-B, `conditional_unet1d.py`), the features here being the T_o observations
 flattened (the paper's low-dimensional setting: "obs_as_global_cond").
 
@@ -25,7 +25,9 @@ import torch.nn.functional as F
 from torch import nn
 
 from reprolab.models.conditional_unet1d import ConditionalUnet1D
+from reprolab.models.executor import cpu_predictor
 from reprolab.models.noise_schedule import NoiseSchedule
+from reprolab.models.receding_horizon import RecedingHorizon
 
 SAMPLERS = ("ddpm", "ddim")
 
@@ -108,6 +110,10 @@ class DiffusionPolicy(nn.Module):
     def executed(self, seq: torch.Tensor) -> torch.Tensor:
         """The T_a actions of a sequence that are executed: from index T_o − 1 (the current step) on (§III-C)."""
         return seq[:, self.obs_steps - 1 : self.obs_steps - 1 + self.action_steps]
+
+    def executor(self) -> RecedingHorizon:
+        """Closed loop (§III-C): denoise a sequence from the last T_o observations every T_a steps, execute its T_a."""
+        return RecedingHorizon(cpu_predictor(self, lambda obs: self.executed(self.sample(obs))), self.obs_steps)
 
 
 def dp_windows(obs: torch.Tensor, actions: torch.Tensor, n_obs_steps: int, horizon: int):

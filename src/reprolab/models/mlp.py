@@ -1,8 +1,11 @@
-"""A plain MLP on flattened inputs: the smallest model, for tests, demos and distributed checks."""
+"""A plain MLP on flattened inputs: the smallest model, for tests, demos and distributed checks; as a policy it is
+queried at every step (`executor()`)."""
 
 from __future__ import annotations
 
 from torch import nn
+
+from reprolab.models.executor import OneStep, cpu_predictor
 
 
 class MLP(nn.Module):
@@ -17,3 +20,7 @@ class MLP(nn.Module):
 
     def forward(self, x):
         return self.net(x)
+
+    def executor(self) -> OneStep:
+        """Closed loop: one query per step, its output executed."""
+        return OneStep(cpu_predictor(self, self))

@@ -149,16 +149,17 @@ def test_receding_horizon_pads_the_history_and_replans_every_t_a_steps():
                              down_dims=(8,), step_embed_dim=8)
     seq = torch.arange(8.0).view(1, 8, 1)
     assert policy.executed(seq)[0, :, 0].tolist() == [1.0, 2.0, 3.0]   # from index T_o − 1, the current step
-    ex, plans, done = RecedingHorizon(n_obs_steps=2), [], []
+    plans = []
+
+    def predict(history):                       # a plan made at step t: seq + 10 t, its T_a executed
+        plans.append(history[0, :, 0].tolist())
+        return policy.executed(seq + 10 * history[0, -1, 0])
+
+    ex = RecedingHorizon(predict, n_obs_steps=2)
     with pytest.raises(ValueError, match="no observation yet"):
         ex.history()
-    for t in range(7):
-        ex.observe(torch.tensor([[float(t)]]))
-        if ex.due():
-            plans.append((t, ex.history()[0, :, 0].tolist()))
-            ex.plan(policy.executed(seq + 10 * t))
-        done.append(ex.action().item())
-    assert plans == [(0, [0.0, 0.0]), (3, [2.0, 3.0]), (6, [5.0, 6.0])]
+    done = [ex.act(torch.tensor([[float(t)]])).item() for t in range(7)]
+    assert plans == [[0.0, 0.0], [2.0, 3.0], [5.0, 6.0]]    # planned at steps 0, 3, 6 only
     assert done == [1, 2, 3, 31, 32, 33, 61]
     ex.reset()
     assert ex.due() and ex.seen == []

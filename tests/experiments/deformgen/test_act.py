@@ -39,7 +39,7 @@ def test_chunk_targets_and_padding_mask_of_a_toy_episode():
 
 
 def test_temporal_ensembling_weights_and_action_by_hand():
-    ens = TemporalEnsemble(m=0.5)
+    ens = TemporalEnsemble(predict=None, m=0.5)
     w = [1.0, math.exp(-0.5), math.exp(-1.0)]                  # oldest first
     assert ens.weights(3).tolist() == pytest.approx([x / sum(w) for x in w])
     for t, base in enumerate((10.0, 20.0, 30.0)):             # chunk k 3 predicted at t: base, base + 1, base + 2
@@ -49,7 +49,7 @@ def test_temporal_ensembling_weights_and_action_by_hand():
     ens.add(3, torch.tensor([[[40.0], [41.0], [42.0]]]))        # the chunk of t 0 no longer reaches step 3
     assert len(ens.chunks) == 3
     assert ens.action(3).item() == pytest.approx((22 * w[0] + 31 * w[1] + 40 * w[2]) / sum(w))
-    flat = TemporalEnsemble(m=0.0)
+    flat = TemporalEnsemble(predict=None, m=0.0)
     flat.add(0, torch.tensor([[[1.0], [5.0]]]))
     flat.add(1, torch.tensor([[[2.0], [9.0]]]))
     assert flat.action(0).item() == 1.0 and flat.action(1).item() == 3.5   # m 0: the plain mean of 5 and 2
@@ -80,7 +80,7 @@ def test_the_act_preset_is_dg_with_the_policy_swapped_and_runs_through_the_train
     assert act.model._target_ == "reprolab.models.act.ACT" and act.data.chunk == act.model.chunk == 10
     assert {k: v for k, v in act.data.items() if k != "chunk"} == dg.data
     assert act.trainer.max_steps == dg.trainer.max_steps and act.optimizer == dg.optimizer
-    assert (act.task.kl_weight, act.task.ensemble_m) == (10.0, 0.01)
+    assert (act.task.kl_weight, act.model.ensemble_m) == (10.0, 0.01)
     metrics = run(compose(["experiment=deformgen/dg_act_cpu", *SMALL_RUN, "debug=fdr"], output_dir=tmp_path))
     assert metrics["test/n_demos"] == 2.0 and 0.0 <= metrics["test/success_drag"] <= 100.0
     with pytest.raises(ConfigError, match="set data.chunk=10"):
