@@ -25,12 +25,12 @@ import torch.nn.functional as F
 from experiments.delta_adapter import metrics
 from experiments.delta_adapter.flow import clean_estimate, euler_sample, interpolate, velocity_target
 from experiments.delta_adapter.tta import adapt_on_exemplar, check_query_is_not_the_source
-from reprolab.tasks.test_time_adaptation import adaptable_parameters, restored
 from reprolab.cli.errors import ConfigError
 from reprolab.optim.build import build_optimizer, build_scheduler
 from reprolab.run.finished_model import load_initial_weights, load_run_model
 from reprolab.run.folder import run_checkpoint
 from reprolab.tasks.base import Task
+from reprolab.tasks.test_time_adaptation import adaptable_parameters, restored
 
 SPLITS = ("seen", "unseen")
 

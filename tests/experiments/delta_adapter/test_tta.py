@@ -12,8 +12,8 @@ from experiments.delta_adapter.editor import TinyFlowEditor
 from experiments.delta_adapter.encoder import TinyImageEncoder
 from experiments.delta_adapter.task import DeltaAdapterTask
 from experiments.delta_adapter.tta import adapt_on_exemplar
-from reprolab.tasks.test_time_adaptation import adaptable_parameters, restored
 from reprolab.cli.errors import ConfigError
+from reprolab.tasks.test_time_adaptation import adaptable_parameters, restored
 
 
 def make_task(**kw) -> DeltaAdapterTask:
