@@ -30,7 +30,7 @@ Every claim of every paper in this suite, with the paper's number, ours, and a v
 comes from `experiments/<paper>/results/claims.json`, written by `reprolab-claims <paper>` from the
 runs of the command in the row; `make scorecard` rewrites this file (`make tables` too). Effects are
 paired by seed with 95 % Student-t intervals (a ratio: geometric mean, interval on the log scale, never
-negative); the bar is pre-registered in the paper's `claims.yaml`. Verdicts: **reproduces** (the whole
+negative; a correlation: on Fisher's z scale, inside [-1, 1]); the bar is pre-registered in the paper's `claims.yaml`. Verdicts: **reproduces** (the whole
 interval clears the bar in the paper's direction), **weaker than claimed** (the whole interval lies between
 no effect and the paper's bar: an effect in the paper's direction, smaller than claimed), **direction only**
 (the mean is in the paper's direction, the interval includes the bar: not settled), **inconclusive** (the
