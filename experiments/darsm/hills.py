@@ -101,18 +101,18 @@ class Hills:
         coefficients = getattr(closure, "coefficients", None)
         if coefficients is None:
             nu_t = closure.eddy_viscosity(f)
-            return -2.0 * (nu_t / f["k"].clamp_min(1e-14))[..., None, None] * f["S"]
+            return -2.0 * (nu_t / f["k"].clamp_min(1e-300))[..., None, None] * f["S"]
         return planar_anisotropy(f["S_hat"], f["W_hat"], coefficients(f))
 
     def stresses(self, f: dict, closure):
-        """(T_xx, T_xy, T_yy) = -k a, the production P = T : S and the effective viscosity nu_s = P / (2 S:S)."""
+        """(T_xx, T_xy, T_yy) = -k a, P / k = -a : S (so omega's production alpha omega P / k never divides by k)
+        and the effective viscosity nu_s = P / (2 S:S)."""
         a = self.anisotropy(f, closure)
-        k = f["k"]
+        k, S = f["k"], f["S"]
         T = -k[..., None, None] * a
-        S = f["S"]
-        P = (T * S).sum((-1, -2))
-        nu_s = (P / (2.0 * (S * S).sum((-1, -2)) + 1e-30)).clamp_min(0.0)
-        return T[..., 0, 0], T[..., 0, 1], T[..., 1, 1], P, nu_s
+        p_over_k = -(a * S).sum((-1, -2))
+        nu_s = (k * p_over_k / (2.0 * (S * S).sum((-1, -2)) + 1e-30)).clamp_min(0.0)
+        return T[..., 0, 0], T[..., 0, 1], T[..., 1, 1], p_over_k, nu_s
 
     def initial_state(self) -> torch.Tensor:
         """The fixed cold start: a blunt (1/7-power-like) profile between the walls in each column, k from a
@@ -134,7 +134,7 @@ class Hills:
         c, nu, ops = self.transport, self.nu, self.ops
         psi, k, w, vort = self.split(q)
         f = self.features(q)
-        Txx, Txy, Tyy, P, nu_s = self.stresses(f, closure)
+        Txx, Txy, Tyy, p_over_k, nu_s = self.stresses(f, closure)
         U, V = ops.contravariant(f["u"], f["v"])
         psi_e, k_e = self._walls(psi, 0.0, self.flux), self._zero_walls(k)
         w_e, vort_e = self._walls(w, self.w_bottom, self.w_top), self.wall_vorticity(psi, vort)
@@ -143,8 +143,8 @@ class Hills:
         gamma_k, gamma_w = nu + c.sigma_star * k_e / w_e, nu + c.sigma * k_e / w_e
         ones = torch.ones_like(psi_e)
         r_psi = ops.diffusion(psi_e, ones) + vort
-        r_k = beta_k * P - BETA_STAR * k * w + ops.diffusion(k_e, gamma_k) - ops.convection(k_e, U, V, self.upwind)
-        r_w = c.alpha * w / k.clamp_min(1e-14) * (beta_w * P) - c.beta * w ** 2 + ops.diffusion(w_e, gamma_w) \
+        r_k = beta_k * k * p_over_k - BETA_STAR * k * w + ops.diffusion(k_e, gamma_k) - ops.convection(k_e, U, V, self.upwind)
+        r_w = c.alpha * w * (beta_w * p_over_k) - c.beta * w ** 2 + ops.diffusion(w_e, gamma_w) \
             - ops.convection(w_e, U, V, self.upwind)
         zw = self._zero_walls
         curl_div = ops.ddx(zw(ops.ddx(zw(Txy)) + ops.ddy(zw(Tyy)))) - ops.ddy(zw(ops.ddx(zw(Txx)) + ops.ddy(zw(Txy))))
