@@ -76,32 +76,59 @@ def largest_cubic_root(b: torch.Tensor, p: torch.Tensor, d: torch.Tensor) -> tor
     return torch.where(D > 0, one_real, three_real) + b / 3.0
 
 
-def pure_shear_anisotropy(s: torch.Tensor, coeffs: dict, newton_iters: int = 2):
-    """Closed form of `solve_anisotropy` for S = s (e_x e_y + e_y e_x), W = s (e_x e_y - e_y e_x).
+def planar_coefficients(sigma: torch.Tensor, omega2: torch.Tensor, coeffs: dict, newton_iters: int = 2):
+    """The implicit ARSM in closed form for a 2-D mean flow (S, W in the x-y plane): (b1, b2, b3, N) with
 
-    Per unit shear: a_12 = s b_12 with b_12 = -A1 N / (N^2 + c s^2), c = 4 - 4 A2^2 / 3, and N the largest
-    root of N^3 - A3 N^2 + (c - 2 A1 A4) s^2 N - A3 c s^2 = 0 (in closed form, polished by `newton_iters`
-    detached Newton steps; WJ's choice of root, N >= A3). Returns
-    (b_12, a (..., 3, 3), N); b_12 stays finite as s -> 0, so nu_t = -k tau b_12 / 2 never divides by zero.
-    """
+        a = b1 S + b2 (S W - W S) + b3 (S^2 - tr(S^2)/3 I),   sigma = tr(S^2)/2,   omega2 = -tr(W^2)/2,
+
+    the complete 2-D tensor basis (Wallin & Johansson 2000, sec. 3, there with A2 = 0). Substituting it into
+    N a = -A1 S + (aW - Wa) - A2 (aS + Sa - 2/3 tr(aS) I) with S^2 = sigma P, W^2 = -omega2 P, WSW = omega2 S
+    (P the in-plane identity) gives b2 = b1 / N, b3 = -2 A2 b1 / (N sigma)... per sigma: b3 sigma = -2 A2 b1 / N,
+    b1 = -A1 N / (N^2 + D), D = 4 omega2 - 4/3 A2^2 sigma, and with P/eps = -tr(aS) = -2 sigma b1 the cubic
+    N^3 - A3 N^2 + (D - 2 A1 A4 sigma) N - A3 D = 0, solved for its largest root (WJ's, N >= A3) in closed
+    form, polished by `newton_iters` detached Newton steps and one live step (implicit-function derivative)."""
     A1, A2, A3, A4 = (coeffs[name] for name in ("A1", "A2", "A3", "A4"))
-    s2 = s * s
 
-    def cubic(N, A1_, A2_, A3_, A4_, s2_):
-        c = 4.0 - 4.0 / 3.0 * A2_ ** 2
-        return N ** 3 - A3_ * N ** 2 + (c - 2.0 * A1_ * A4_) * s2_ * N - A3_ * c * s2_
+    def cubic(N, A1_, A2_, A3_, A4_, sg, om):
+        D = 4.0 * om - 4.0 / 3.0 * A2_ ** 2 * sg
+        return N ** 3 - A3_ * N ** 2 + (D - 2.0 * A1_ * A4_ * sg) * N - A3_ * D
 
-    def slope(N, A1_, A2_, A3_, A4_, s2_):
-        c = 4.0 - 4.0 / 3.0 * A2_ ** 2
-        return 3.0 * N ** 2 - 2.0 * A3_ * N + (c - 2.0 * A1_ * A4_) * s2_
+    def slope(N, A1_, A2_, A3_, A4_, sg, om):
+        D = 4.0 * om - 4.0 / 3.0 * A2_ ** 2 * sg
+        return 3.0 * N ** 2 - 2.0 * A3_ * N + (D - 2.0 * A1_ * A4_ * sg)
 
-    d = [t.detach() for t in (A1, A2, A3, A4, s2)]
-    N = largest_cubic_root(d[2], (4.0 - 4.0 / 3.0 * d[1] ** 2 - 2.0 * d[0] * d[3]) * d[4],
-                           d[2] * (4.0 - 4.0 / 3.0 * d[1] ** 2) * d[4])
+    d = [t.detach() for t in (A1, A2, A3, A4, sigma, omega2)]
+    D = 4.0 * d[5] - 4.0 / 3.0 * d[1] ** 2 * d[4]
+    N = largest_cubic_root(d[2], D - 2.0 * d[0] * d[3] * d[4], d[2] * D)
     for _ in range(newton_iters):
         N = N - cubic(N, *d) / slope(N, *d)
-    N = N - cubic(N, A1, A2, A3, A4, s2) / slope(N, *d)
-    b12 = -A1 * N / (N ** 2 + (4.0 - 4.0 / 3.0 * A2 ** 2) * s2)
+    N = N - cubic(N, A1, A2, A3, A4, sigma, omega2) / slope(N, *d)
+    b1 = -A1 * N / (N ** 2 + 4.0 * omega2 - 4.0 / 3.0 * A2 ** 2 * sigma)
+    return b1, b1 / N, -2.0 * A2 * b1 / N, N
+
+
+def planar_anisotropy(S: torch.Tensor, W: torch.Tensor, coeffs: dict) -> torch.Tensor:
+    """a (..., 3, 3) of the implicit ARSM for tau-scaled in-plane S, W (..., 3, 3): `planar_coefficients`'s
+    closed form, equal to `solve_anisotropy`'s 9x9 solve (a test) at a fraction of its cost."""
+    S2 = S @ S
+    sigma = 0.5 * S2.diagonal(dim1=-2, dim2=-1).sum(-1)
+    omega2 = -0.5 * (W @ W).diagonal(dim1=-2, dim2=-1).sum(-1)
+    b1, b2, b3, _ = planar_coefficients(sigma, omega2, coeffs)
+    eye = torch.eye(3, dtype=S.dtype, device=S.device)
+    return b1[..., None, None] * S + b2[..., None, None] * (S @ W - W @ S) \
+        + b3[..., None, None] * (S2 - 2.0 / 3.0 * sigma[..., None, None] * eye)
+
+
+def pure_shear_anisotropy(s: torch.Tensor, coeffs: dict, newton_iters: int = 2):
+    """`planar_coefficients` for S = s (e_x e_y + e_y e_x), W = s (e_x e_y - e_y e_x) (sigma = omega2 = s^2).
+
+    Per unit shear: a_12 = s b_12 with b_12 = b1 = -A1 N / (N^2 + c s^2), c = 4 - 4 A2^2 / 3, and N the largest
+    root of N^3 - A3 N^2 + (c - 2 A1 A4) s^2 N - A3 c s^2 = 0. Returns (b_12, a (..., 3, 3), N); b_12 stays
+    finite as s -> 0, so nu_t = -k tau b_12 / 2 never divides by zero.
+    """
+    s2 = s * s
+    b12, _, _, N = planar_coefficients(s2, s2, coeffs, newton_iters)
+    A2 = coeffs["A2"]
     a12 = s * b12
     row = s * a12 / N
     a11, a22, a33 = -(2.0 + 2.0 * A2 / 3.0) * row, (2.0 - 2.0 * A2 / 3.0) * row, 4.0 / 3.0 * A2 * row

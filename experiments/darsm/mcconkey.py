@@ -17,8 +17,8 @@ A duct case is given to `duct_data.DuctDataModule`'s interface, a quadrant in un
 streamwise-velocity peak, so a full section, a half or a quadrant mesh all fold onto one quadrant; the extent is
 the cell centres' plus the smallest wall distance (the wall-adjacent half cell) at each end. Re_tau of `DUCT_<Re_b>`
 is Dean's (1978) correlation Re_tau = 0.175 Re_b^(7/8) (147 at Re_b 2205, where Uhlmann et al. 2007 report 150),
-unless `re_tau` names it. Periodic hills need a 2-D separated-flow RANS solver that this package does not have
-(README, "Periodic hills"): `hills_case` only loads one.
+unless `re_tau` names it. `hills_case` loads a periodic-hills case; the hills solver (`hills.py`, README "Periodic
+hills") is wired to closure-challenge's hills, not yet to these.
 """
 
 from __future__ import annotations

@@ -17,8 +17,9 @@ from experiments.darsm.arsm import WJ_CONSTANTS
 
 
 def invariant_inputs(f: dict) -> torch.Tensor:
-    lam1 = 2.0 * f["s"] ** 2
-    lam2 = 2.0 * f["s"] ** 2
+    """A shear flow gives `s` (lambda_1 = -lambda_2 = 2 s^2); a general 2-D flow (the hills) gives `lam1`, `lam2`."""
+    lam1 = f["lam1"] if "lam1" in f else 2.0 * f["s"] ** 2
+    lam2 = f["lam2"].abs() if "lam2" in f else 2.0 * f["s"] ** 2
     return torch.stack([torch.log1p(lam1), torch.log1p(lam2), torch.log1p(f["re_t"].clamp_min(0.0)) / 5.0], -1)
 
 

@@ -41,3 +41,17 @@ def test_closed_form_equals_general_solve_with_a2():
     a_ref, N_ref = solve_anisotropy(S, W, c)
     assert torch.allclose(a, a_ref, atol=1e-13) and torch.allclose(N, N_ref, rtol=1e-12)
     assert torch.allclose(a.diagonal(dim1=-2, dim2=-1).sum(-1), torch.zeros(6), atol=1e-14)   # traceless
+
+
+@pytest.mark.parametrize("a2", [0.0, 0.4])
+def test_planar_closed_form_equals_general_solve_for_any_2d_strain_and_rotation(a2):
+    from experiments.darsm.arsm import planar_anisotropy
+
+    gen = torch.Generator().manual_seed(0)
+    n = 40
+    sxx, sxy, wxy = (3.0 * torch.randn(n, generator=gen) for _ in range(3))
+    S, W = torch.zeros(n, 3, 3), torch.zeros(n, 3, 3)
+    S[:, 0, 0], S[:, 1, 1], S[:, 0, 1], S[:, 1, 0] = sxx, -sxx, sxy, sxy
+    W[:, 0, 1], W[:, 1, 0] = wxy, -wxy
+    c = _coeffs(n, A1=1.3, A2=a2, A3=1.7, A4=2.1)
+    assert torch.allclose(planar_anisotropy(S, W, c), solve_anisotropy(S, W, c)[0], atol=1e-10)

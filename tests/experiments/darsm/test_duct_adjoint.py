@@ -10,16 +10,13 @@ from experiments.darsm.duct import Duct
 from experiments.darsm.duct_metrics import relative_l2, velocities
 from experiments.darsm.model import NeuralARSM
 from experiments.darsm.solver import newton_solve
+from tests.experiments.darsm.conftest import small_net
 
 pytestmark = pytest.mark.usefixtures("float64_default")
 
 
 def test_duct_adjoint_matches_central_differences_along_random_directions():
-    torch.manual_seed(0)
-    net = NeuralARSM(hidden=2, depth=1, zero_init=False).double()
-    with torch.no_grad():
-        for p in net.parameters():
-            p.mul_(0.5)
+    net = small_net()
     duct = Duct(180.0, ny=9, nz=9)
     closure = ImplicitARSM(net)
     residual = lambda q: duct.residual(q, closure)

@@ -18,6 +18,8 @@ ARMS = {"channel_adjoint_cpu": ("adjoint", "arsm"), "channel_unrolled_cpu": ("un
         "duct_grid_cpu": ("none", "arsm"), "channel_grid_cpu": ("none", "arsm"), "duct_adjoint": ("adjoint", "arsm"),
         "duct_mcconkey_adjoint": ("adjoint", "arsm"),
         "duct_unrolled_cpu": ("unrolled", "arsm"),
+        "hills_adjoint_cpu": ("adjoint", "arsm"), "hills_baseline_cpu": ("none", "arsm"),
+        "hills_linear_cpu": ("none", "linear"),
         **{f"{case}_fiml{stage}_cpu": ("adjoint", "arsm") for case in ("channel", "duct") for stage in ("", "_invert")}}
 TINY = ["data.n=16", "data.train_re_tau=[180.0]", "data.test_re_tau=[360.0]", "data.stretch=2.5"]
 
@@ -26,7 +28,7 @@ TINY = ["data.n=16", "data.train_re_tau=[180.0]", "data.test_re_tau=[360.0]", "d
 def test_preset_composes_to_its_arm(name, tmp_path):
     cfg = compose([f"experiment=darsm/{name}"], output_dir=tmp_path)
     assert (cfg.task.mode, cfg.task.closure) == ARMS[name] and cfg.setting == name
-    grid = ("ny", "nz") if name.startswith("duct") else ("n",)
+    grid = {"duct": ("ny", "nz"), "hills": ("ny", "nz", "hills_dx", "hills_ny", "hills_re")}.get(name.split("_")[0], ("n",))
     assert cfg.device.precision == "64-true" and all(cfg.task[key] == cfg.data[key] for key in grid)
 
 
