@@ -1,5 +1,5 @@
 # DARSM (neural implicit ARSM trained a posteriori through a steady RANS solve): channel twin claims and paper scale.
-.PHONY: claim-darsm claim-darsm-duct reproduce-darsm-channel
+.PHONY: claim-darsm claim-darsm-duct reproduce-darsm-channel reproduce-darsm-hills
 
 DARSM_SEEDS ?= 0,1,2
 DARSM_ARMS := adjoint unrolled offline baseline linear
@@ -62,6 +62,12 @@ reproduce-darsm-duct: ## Paper-scale duct: 64x64, adjoint on closure-challenge's
 	-$(TRAIN) -m experiment=darsm/duct_adjoint seed=$(DARSM_PAPER_SEEDS) hydra.sweep.dir=logs/reproduce/darsm/duct_adjoint
 	-$(TRAIN) -m experiment=darsm/duct_adjoint task.mode=none trainer.max_epochs=1 setting=duct_baseline seed=$(DARSM_PAPER_SEEDS) hydra.sweep.dir=logs/reproduce/darsm/duct_baseline
 	$(TABLE) logs/reproduce/darsm/duct_adjoint logs/reproduce/darsm/duct_baseline --group-by setting --metric $(DARSM_DUCT_METRICS) --name duct_paper --results experiments/darsm/RESULTS.md
+
+reproduce-darsm-hills: ## Paper-scale duct -> hills: the 64x64 duct training, tested on the alpha-1.5 hills at 144x96; adjoint, baseline ARSM and linear EV, 5 seeds (GPU, W&B)
+	-$(TRAIN) -m experiment=darsm/hills_adjoint seed=$(DARSM_PAPER_SEEDS) hydra.sweep.dir=logs/reproduce/darsm/hills_adjoint
+	-$(TRAIN) -m experiment=darsm/hills_adjoint task.mode=none trainer.max_epochs=1 setting=hills_baseline seed=$(DARSM_PAPER_SEEDS) hydra.sweep.dir=logs/reproduce/darsm/hills_baseline
+	-$(TRAIN) -m experiment=darsm/hills_adjoint task.mode=none task.closure=linear trainer.max_epochs=1 setting=hills_linear seed=$(DARSM_PAPER_SEEDS) hydra.sweep.dir=logs/reproduce/darsm/hills_linear
+	$(TABLE) logs/reproduce/darsm/hills_adjoint logs/reproduce/darsm/hills_baseline logs/reproduce/darsm/hills_linear --group-by setting --metric $(DARSM_HILLS_METRICS) --name hills_paper --results experiments/darsm/RESULTS.md
 
 reproduce-darsm-duct-mcconkey: ## Paper-scale duct on McConkey et al.'s square ducts (make data-mcconkey): train Re_b 1100/1500/2205, test 2900/3500; adjoint and baseline, 5 seeds (GPU, W&B)
 	-$(TRAIN) -m experiment=darsm/duct_mcconkey_adjoint seed=$(DARSM_PAPER_SEEDS) hydra.sweep.dir=logs/reproduce/darsm/duct_mcconkey_adjoint

@@ -37,3 +37,12 @@ def test_mcconkey_preset_without_its_data_is_one_line(tmp_path):
     cfg = compose(["experiment=darsm/duct_mcconkey_adjoint", *TINY, f"paths.data_dir={tmp_path}"], output_dir=tmp_path)
     with pytest.raises(DatasetNotFoundError, match="make data-mcconkey"):
         run(cfg)
+
+
+def test_paper_hills_preset_is_the_paper_duct_training_tested_on_a_finer_hills_mesh(tmp_path):
+    cfg = compose(["experiment=darsm/hills_adjoint"], output_dir=tmp_path)
+    claim = compose(["experiment=darsm/hills_adjoint_cpu"], output_dir=tmp_path)
+    assert (cfg.device.name, cfg.device.precision, cfg.setting) == ("gpu", "64-true", "hills_adjoint")
+    assert cfg.data.ny == cfg.data.nz == 64 and cfg.trainer.max_epochs == 200 and "wandb" in cfg.logger
+    assert cfg.data.hills_dx < claim.data.hills_dx and cfg.data.hills_ny > claim.data.hills_ny
+    assert list(cfg.data.test_cases) == list(claim.data.test_cases) and cfg.task._target_ == claim.task._target_

@@ -19,7 +19,7 @@ ARMS = {"channel_adjoint_cpu": ("adjoint", "arsm"), "channel_unrolled_cpu": ("un
         "duct_mcconkey_adjoint": ("adjoint", "arsm"),
         "duct_unrolled_cpu": ("unrolled", "arsm"),
         "hills_adjoint_cpu": ("adjoint", "arsm"), "hills_baseline_cpu": ("none", "arsm"),
-        "hills_linear_cpu": ("none", "linear"),
+        "hills_linear_cpu": ("none", "linear"), "hills_adjoint": ("adjoint", "arsm"),
         **{f"{case}_fiml{stage}_cpu": ("adjoint", "arsm") for case in ("channel", "duct") for stage in ("", "_invert")}}
 TINY = ["data.n=16", "data.train_re_tau=[180.0]", "data.test_re_tau=[360.0]", "data.stretch=2.5"]
 
