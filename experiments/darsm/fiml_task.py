@@ -98,7 +98,7 @@ class Fiml:
                                   f"'{case['name']}' (it has {sorted(fields)}); invert the same training cases")
             geometry, beta = self.geometry(case), fields[case["name"]].to(self.device, torch.float64)
             closure = self.with_field(lambda f, b=beta: b.view_as(f["k"]))
-            q, _ = newton_solve(lambda q: geometry.residual(q, closure), geometry.initial_state(),
+            q, _ = newton_solve(lambda q, g=geometry, c=closure: g.residual(q, c), geometry.initial_state(),
                                 n_vars=geometry.n_vars, jacobian_fn=geometry.jacobian, **self.solver)
             inputs.append(invariant_inputs(geometry.features(q)).reshape(-1, 3))
             targets.append(torch.log(beta.clamp_min(1e-3)))

@@ -23,7 +23,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
-from experiments.darsm.mcconkey import KAGGLE_DATASET, REFERENCE, RANS_FIELDS, load_case
+from experiments.darsm.mcconkey import KAGGLE_DATASET, RANS_FIELDS, REFERENCE, load_case
 from reprolab.cli.errors import CorruptDataError, DatasetNotFoundError, ReprolabError
 from reprolab.config.paths import data_root
 from reprolab.data.fetch import manifest

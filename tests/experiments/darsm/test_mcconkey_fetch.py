@@ -10,7 +10,7 @@ import pytest
 
 from experiments.darsm import mcconkey_fetch
 from experiments.darsm.mcconkey_duct import synthetic_duct_case
-from experiments.darsm.mcconkey_fetch import MANIFEST, fetch, kaggle_download, kaggle_ready, verify
+from experiments.darsm.mcconkey_fetch import fetch, kaggle_download, kaggle_ready, verify
 from reprolab.cli.errors import CorruptDataError, DatasetNotFoundError
 from tests.experiments.darsm.test_mcconkey import write_case
 
