@@ -21,6 +21,7 @@ import torch
 from scipy.interpolate import griddata
 
 from experiments.darsm.channel import WILCOX_1988, KOmega
+from experiments.darsm.duct_data import CASE as DUCT_CASE
 from experiments.darsm.duct_data import DuctDataModule, read_closure_challenge
 from experiments.darsm.hills import Hills
 from experiments.darsm.hills_mesh import HillsMesh, hill_profile
@@ -93,10 +94,11 @@ class DuctToHillsDataModule(DuctDataModule):
         self.hills = {"dx": hills_dx, "ny": hills_ny, "stretch": hills_stretch, "re": hills_re}
 
     def build_case(self, name: str) -> dict:
-        if not CASE.match(name):
+        if DUCT_CASE.match(name):
             return super().build_case(name)
-        alpha, length, top = parse_case(name)
+        alpha, length, top = parse_case(name)  # neither form: the hills form's one-line error
+        data = (self.reader or read_closure_challenge)(name)  # read first: an unknown case lists the known ones
         hills = make_hills(alpha, length, top, **self.hills)
-        truth = interpolate_case(hills, *(self.reader or read_closure_challenge)(name))
+        truth = interpolate_case(hills, *data)
         return {"name": name.lower(), "kind": "hills", "alpha": alpha, "length": length, "top": top,
                 "unseen": True, **truth}

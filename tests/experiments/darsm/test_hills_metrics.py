@@ -34,6 +34,19 @@ def test_parse_case_and_bad_names():
         parse_case("PHLL_case_1p0")
 
 
+def test_a_test_case_of_neither_form_or_unknown_names_the_forms_or_the_known_cases():
+    from experiments.darsm.hills_data import DuctToHillsDataModule
+
+    def reader(name):
+        raise ConfigError(f"closure-challenge has no case '{name}'; it has alpha_15_13929_2024")
+
+    data = DuctToHillsDataModule(reader=reader)
+    with pytest.raises(ConfigError, match="alpha_<a><b>.*e.g. alpha_05_4071_2024"):
+        data.build_case("hills")
+    with pytest.raises(ConfigError, match="no case 'alpha_99_1_2'; it has alpha_15"):  # read before the mesh is built
+        data.build_case("alpha_99_1_2")
+
+
 def _synthetic(hills):
     """A smooth periodic field with no-slip walls, sampled at 1500 scattered points, scaled by 2.5."""
     mesh = hills.mesh
