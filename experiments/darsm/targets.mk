@@ -100,7 +100,7 @@ claim-darsm-fiml: ## CPU claim check, FIML arm: invert beta (once), learn beta =
 .PHONY: explore-darsm-fiml
 DARSM_FIML_EXPLORE := logs/explore/darsm_fiml
 DARSM_FIML_GRID := task.source=omega,k task.prior_weight=0,1e-4,1e-3,1e-2,1e-1
-explore-darsm-fiml: ## EXPLORATORY, no claim: channel FIML over lambda (0..1e-1) x beta's term (omega, k), 3 seeds (~12 CPU-min) -> a RESULTS.md table
+explore-darsm-fiml: ## EXPLORATORY, no claim: channel FIML over lambda (0..1e-1) x beta's term (omega, k), 3 seeds (260 CPU-s measured at 4857e5e) -> a RESULTS.md table
 	-$(CPU1) $(TRAIN) -m experiment=darsm/channel_fiml_invert_cpu $(DARSM_FIML_GRID) seed=0 print_config=false \
 	  hydra.sweep.dir=$(DARSM_FIML_EXPLORE)/invert 'hydra.sweep.subdir=$${task.source}_$${task.prior_weight}'
 	-$(CPU1) $(TRAIN) -m experiment=darsm/channel_fiml_cpu $(DARSM_FIML_GRID) seed=$(DARSM_SEEDS) print_config=false \
@@ -131,7 +131,7 @@ define darsm_hills_arm
 	-$(CPU1) $(TRAIN) -m experiment=darsm/hills_$(1)_cpu seed=$(DARSM_HILLS_SEEDS) print_config=false hydra.sweep.dir=logs/claims/darsm/hills_$(1)
 
 endef
-claim-darsm-hills: ## CPU claim check: trained on the AR-1 duct (adjoint, seeds 3-5), tested on the alpha-1.5 hills, vs the baseline ARSM and linear EV (needs the darsm extra)
+claim-darsm-hills: ## CPU claim check: trained on the AR-1 duct (adjoint, seeds 3-5), tested on the alpha-1.5 hills, vs the baseline ARSM and linear EV (needs the darsm extra; 1,268 CPU-s for 9 runs measured at 92934a6: ~21 CPU-min, beyond one core's 15)
 	$(foreach arm,$(DARSM_HILLS_ARMS),$(call darsm_hills_arm,$(arm)))
 	$(TABLE) $(DARSM_HILLS_RUNS) --group-by setting --metric $(DARSM_HILLS_METRICS) --name hills_cpu --results experiments/darsm/RESULTS.md
 	$(TABLE) $(DARSM_HILLS_RUNS) --group-by setting --metric $(DARSM_HILLS_BUBBLE) --no-curves --results experiments/darsm/RESULTS.md

@@ -11,7 +11,7 @@ PW_SIZE ?= 50
 PW_SEED ?= 1
 DOLORES_PAPER_ARMS := task.scaffold=monolithic,sequential,decomposed,majority,best data.seed=1,2,3
 
-claim-dolores: ## Small word-level reader trained on 1-hop QA, then 6 inference scaffolds (token-matched majority/best@k) on a 50-person universe, 3 seeds -> RESULTS.md + verdicts
+claim-dolores: ## Small word-level reader trained on 1-hop QA, then 6 inference scaffolds (token-matched majority/best@k) on a 50-person universe, 3 seeds -> RESULTS.md + verdicts (748 CPU-s, 18 min wall with JOBS=2, measured at a57bbb6)
 	-$(CPU1) $(TRAIN) -m experiment=dolores/reader_cpu seed=$(DOLORES_SEEDS) $(DOLORES_SWEEP) \
 	  hydra.sweep.dir=$(DOLORES_CLAIMS)/reader 'hydra.sweep.subdir=$${seed}'
 	-$(CPU1) $(TRAIN) -m experiment=dolores/decomposed_cpu seed=$(DOLORES_SEEDS) $(DOLORES_SWEEP) $(DOLORES_READER) hydra.sweep.dir=$(DOLORES_CLAIMS)/decomposed
