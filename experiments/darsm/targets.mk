@@ -5,8 +5,9 @@ DARSM_SEEDS ?= 0,1,2
 DARSM_ARMS := adjoint unrolled offline baseline linear
 DARSM_METRICS := test/u_rel_l2_unseen test/u_rel_l2_train test/re180/u_rel_l2 test/re360/u_rel_l2 test/re1800/u_rel_l2 test/solve_residual_max
 
-define darsm_arm
-	-$(CPU1) $(TRAIN) -m experiment=darsm/channel_$(1)_cpu seed=$(DARSM_SEEDS) print_config=false hydra.sweep.dir=logs/claims/darsm/$(1)
+# One claim sweep: $(1) the preset (darsm/<name>), $(2) the seeds, $(3) the sweep folder under logs/claims/darsm.
+define darsm_sweep
+	-$(CPU1) $(TRAIN) -m experiment=darsm/$(1) seed=$(2) print_config=false hydra.sweep.dir=logs/claims/darsm/$(3)
 
 endef
 DARSM_DUCT_ARMS := adjoint baseline linear
@@ -16,20 +17,15 @@ DARSM_DUCT_CORNER := test/corner_sign_match_unseen test/ar_1_ret_360/corner_flow
 	test/ar_3_ret_360/corner_flow_dns test/ar_14_ret_180/corner_flow test/ar_14_ret_180/corner_flow_dns \
 	test/ar_3_ret_360/vortex_offset test/ar_14_ret_180/vortex_offset
 DARSM_DUCT_RUNS := $(foreach arm,$(DARSM_DUCT_ARMS),logs/claims/darsm/duct_$(arm))
-
-define darsm_duct_arm
-	-$(CPU1) $(TRAIN) -m experiment=darsm/duct_$(1)_cpu seed=$(DARSM_SEEDS) print_config=false hydra.sweep.dir=logs/claims/darsm/duct_$(1)
-
-endef
 claim-darsm: ## CPU claim check: channel twin (adjoint / unrolled / offline / baseline ARSM / linear EV) and the duct, 3 seeds each
-	$(foreach arm,$(DARSM_ARMS),$(call darsm_arm,$(arm)))
+	$(foreach arm,$(DARSM_ARMS),$(call darsm_sweep,channel_$(arm)_cpu,$(DARSM_SEEDS),$(arm)))
 	$(TABLE) logs/claims/darsm --group-by setting --metric $(DARSM_METRICS) --name claim_cpu --results experiments/darsm/RESULTS.md
 	$(MAKE) claim-darsm-duct
 	$(MAKE) claim-darsm-fiml
 	$(MAKE) claim-darsm-duct-unrolled
 
 claim-darsm-duct: ## CPU claim check, duct only: adjoint (trained on AR 1) / baseline ARSM / linear EV, tested on AR 3 and 14.4 (needs the darsm extra)
-	$(foreach arm,$(DARSM_DUCT_ARMS),$(call darsm_duct_arm,$(arm)))
+	$(foreach arm,$(DARSM_DUCT_ARMS),$(call darsm_sweep,duct_$(arm)_cpu,$(DARSM_SEEDS),duct_$(arm)))
 	$(TABLE) $(DARSM_DUCT_RUNS) --group-by setting --metric $(DARSM_DUCT_METRICS) --name duct_cpu --results experiments/darsm/RESULTS.md
 	$(TABLE) $(DARSM_DUCT_RUNS) --group-by setting --metric $(DARSM_DUCT_CORNER) --no-curves --results experiments/darsm/RESULTS.md
 	$(CLAIMS) darsm
@@ -126,13 +122,8 @@ DARSM_HILLS_BUBBLE := test/alpha_15_13929_2024/x_sep test/alpha_15_13929_2024/x_
 	test/alpha_15_13929_2024/x_reatt_dns test/alpha_15_13929_4048/x_sep test/alpha_15_13929_4048/x_sep_dns \
 	test/alpha_15_13929_4048/x_reatt test/alpha_15_13929_4048/x_reatt_dns
 DARSM_HILLS_RUNS := $(foreach arm,$(DARSM_HILLS_ARMS),logs/claims/darsm/hills_$(arm))
-
-define darsm_hills_arm
-	-$(CPU1) $(TRAIN) -m experiment=darsm/hills_$(1)_cpu seed=$(DARSM_HILLS_SEEDS) print_config=false hydra.sweep.dir=logs/claims/darsm/hills_$(1)
-
-endef
 claim-darsm-hills: ## CPU claim check: trained on the AR-1 duct (adjoint, seeds 3-5), tested on the alpha-1.5 hills, vs the baseline ARSM and linear EV (needs the darsm extra; 1,268 CPU-s for 9 runs measured at 92934a6: ~21 CPU-min, beyond one core's 15)
-	$(foreach arm,$(DARSM_HILLS_ARMS),$(call darsm_hills_arm,$(arm)))
+	$(foreach arm,$(DARSM_HILLS_ARMS),$(call darsm_sweep,hills_$(arm)_cpu,$(DARSM_HILLS_SEEDS),hills_$(arm)))
 	$(TABLE) $(DARSM_HILLS_RUNS) --group-by setting --metric $(DARSM_HILLS_METRICS) --name hills_cpu --results experiments/darsm/RESULTS.md
 	$(TABLE) $(DARSM_HILLS_RUNS) --group-by setting --metric $(DARSM_HILLS_BUBBLE) --no-curves --results experiments/darsm/RESULTS.md
 	$(CLAIMS) darsm
